@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libuml: drive guest address spaces and guest threads for a user-mode
+ * kernel, in SKAS fashion (one host address space per guest process, one
+ * host task per guest thread).
+ *
+ * Two backends sit behind this one API:
+ *
+ *  - "skas":   the skas.ko module, through /dev/skas (uapi/linux/skas.h);
+ *  - "ptrace": a stub process per address space, driven with PTRACE_SYSEMU;
+ *              guest memory through process_vm_readv/writev.
+ *
+ * Conventions (liburing's): every function that can fail returns 0 or a
+ * non-negative count on success and a negative errno value on failure; none
+ * sets errno.  Objects are opaque.
+ *
+ * Threading: all objects created from one struct uml_host are driven by one
+ * runtime thread at a time (the ptrace backend requires that the tracer
+ * thread, the one that created the object, drives it).  The exception is
+ * uml_thread_kick(), which any thread or signal handler may call.
+ *
+ * Register conventions, identical on both backends:
+ *
+ *  - At a UML_EXIT_SYSCALL exit the syscall has NOT been executed.  regs->rip
+ *    points after the syscall instruction, regs->orig_rax holds the syscall
+ *    number and regs->rdi, rsi, rdx, r10, r8, r9 the arguments.  The runtime
+ *    stores the result in regs->rax and calls uml_thread_run() again.
+ *  - Registers written by the runtime are sanitized as ptrace's putreg()
+ *    does: the guest cannot leave 64-bit user mode or raise its privileges.
+ *    fs_base and gs_base are part of the register set (arch_prctl is
+ *    emulated by writing them).
+ */
+#ifndef UML_H
+#define UML_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- backends -------------------------------------------------------- */
+
+enum uml_backend {
+	UML_BACKEND_AUTO = 0,	/* $UML_BACKEND if set, else skas if usable, else ptrace */
+	UML_BACKEND_SKAS = 1,
+	UML_BACKEND_PTRACE = 2,
+};
+
+struct uml_host;
+
+/**
+ * uml_host_open() - connect to a backend.
+ * @hostp:   receives the host handle.
+ * @backend: UML_BACKEND_AUTO chooses: the environment variable UML_BACKEND
+ *           ("skas" or "ptrace") if set, else skas when /dev/skas opens and
+ *           its API version matches, else ptrace.  An explicit request (by
+ *           argument or by UML_BACKEND) that cannot work fails; it never
+ *           falls back silently.
+ *
+ * Return: 0, -ENOENT/-EACCES (no usable /dev/skas for an explicit skas
+ * request), -EPROTO (API version mismatch), -EINVAL (bad backend or bad
+ * UML_BACKEND value), or another -errno.
+ */
+int uml_host_open(struct uml_host **hostp, enum uml_backend backend);
+void uml_host_close(struct uml_host *host);
+enum uml_backend uml_host_backend(const struct uml_host *host);
+const char *uml_backend_name(enum uml_backend backend);
+/* Parse "skas"/"ptrace"/"auto"; -EINVAL otherwise. */
+int uml_backend_parse(const char *name, enum uml_backend *backend);
+
+/* ---- address spaces -------------------------------------------------- */
+
+struct uml_aspace;
+struct uml_thread;
+
+/*
+ * Layout facts of an address space: the guest may map anything in
+ * [UML_GUEST_MIN, info.guest_top) except the vDSO range, which the guest can
+ * use (AT_SYSINFO_EHDR) but not unmap or overwrite.  The backend's own
+ * reserved pages lie at or above guest_top.
+ */
+#define UML_GUEST_MIN	0x10000ULL
+
+struct uml_aspace_info {
+	uint64_t guest_top;	/* first address the guest may not map */
+	uint64_t vdso_base;	/* 0 if the guest has no vDSO */
+	uint64_t vdso_len;
+	uint64_t vvar_base;	/* data pages the vDSO reads; 0 if none */
+	uint64_t vvar_len;
+};
+
+/**
+ * uml_aspace_create() - create an empty guest address space and its first
+ * guest thread (parked, never run yet; its registers are zero).
+ */
+int uml_aspace_create(struct uml_host *host, struct uml_aspace **asp,
+		      struct uml_thread **threadp);
+
+/*
+ * Destroy: kills every host task of the address space and frees the objects
+ * (the threads of this address space are freed too).
+ */
+void uml_aspace_destroy(struct uml_aspace *as);
+
+int uml_aspace_info(const struct uml_aspace *as, struct uml_aspace_info *info);
+
+enum uml_mem_op_kind {
+	UML_MEM_MAP = 1,	/* mmap(addr, len, prot, flags | MAP_FIXED, fd, offset) */
+	UML_MEM_UNMAP = 2,	/* munmap(addr, len) */
+	UML_MEM_PROTECT = 3,	/* mprotect(addr, len, prot) */
+};
+
+/* Flags for UML_MEM_MAP; exactly one of SHARED and PRIVATE. */
+#define UML_MAP_SHARED		0x01
+#define UML_MAP_PRIVATE		0x02
+#define UML_MAP_ANONYMOUS	0x20	/* fd must be -1 */
+
+struct uml_mem_op {
+	uint32_t op;		/* enum uml_mem_op_kind */
+	uint32_t prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	uint32_t flags;		/* UML_MAP_* (MAP only) */
+	int32_t fd;		/* a runtime fd for file mappings, else -1 */
+	uint64_t addr;		/* page aligned */
+	uint64_t len;		/* page aligned, > 0 */
+	uint64_t offset;	/* file offset, page aligned */
+};
+
+/**
+ * uml_aspace_mem() - apply a batch of map/unmap/protect operations, in order.
+ *
+ * Return: the number of operations done (n on full success).  If operation
+ * i fails, the batch stops there and the return value is i when i > 0; when
+ * the first operation fails its -errno is returned.  @err, if not NULL,
+ * receives the -errno of the failing operation (0 if all succeeded).
+ */
+int uml_aspace_mem(struct uml_aspace *as, const struct uml_mem_op *ops,
+		   unsigned int n, int *err);
+
+/* One-operation conveniences over uml_aspace_mem(). */
+int uml_aspace_map(struct uml_aspace *as, uint64_t addr, uint64_t len,
+		   uint32_t prot, uint32_t flags, int fd, uint64_t offset);
+int uml_aspace_unmap(struct uml_aspace *as, uint64_t addr, uint64_t len);
+int uml_aspace_protect(struct uml_aspace *as, uint64_t addr, uint64_t len,
+		       uint32_t prot);
+
+/*
+ * Empty the address space for a guest execve: every guest mapping goes, the
+ * backend's reserved pages and the vDSO stay.  The address space must have
+ * exactly one thread left (-EBUSY otherwise); that thread's registers are
+ * zeroed.
+ */
+int uml_aspace_reset(struct uml_aspace *as);
+
+/*
+ * Guest memory access from the runtime.  Return the number of bytes copied;
+ * a short count (or -EFAULT when nothing could be copied) when the range is
+ * not mapped with the needed access in the guest.  Writes ignore the
+ * guest's PROT_WRITE (like ptrace POKEDATA), reads its PROT_READ.
+ */
+long uml_mem_read(struct uml_aspace *as, void *buf, uint64_t addr, size_t len);
+long uml_mem_write(struct uml_aspace *as, uint64_t addr, const void *buf,
+		   size_t len);
+
+/* ---- guest threads ---------------------------------------------------- */
+
+/* x86-64, the layout of struct user_regs_struct in <sys/user.h>. */
+struct uml_regs {
+	uint64_t r15, r14, r13, r12, rbp, rbx, r11, r10;
+	uint64_t r9, r8, rax, rcx, rdx, rsi, rdi, orig_rax;
+	uint64_t rip, cs, eflags, rsp, ss;
+	uint64_t fs_base, gs_base, ds, es, fs, gs;
+};
+
+/* The FXSAVE area: struct user_fpregs_struct in <sys/user.h>. */
+struct uml_fpregs {
+	uint8_t fxsave[512];
+};
+
+enum uml_exit_reason {
+	UML_EXIT_SYSCALL = 1,		/* the guest made a syscall; not executed */
+	UML_EXIT_FAULT = 2,		/* a synchronous fault: SIGSEGV/BUS/ILL/FPE/TRAP */
+	UML_EXIT_EXITED = 3,		/* the host task died */
+	UML_EXIT_INTERRUPTED = 4,	/* kicked, or the runtime thread was signalled */
+};
+
+enum uml_syscall_abi {
+	UML_ABI_64 = 0,		/* syscall instruction, x86-64 numbers */
+	UML_ABI_X32 = 1,	/* syscall instruction, __X32_SYSCALL_BIT set */
+	UML_ABI_IA32 = 2,	/* int $0x80 or sysenter: 32-bit numbers and registers */
+};
+
+struct uml_exit {
+	uint32_t reason;		/* enum uml_exit_reason */
+	uint32_t pad;
+	union {
+		struct {
+			uint64_t nr;	/* as the ABI numbers it (x32 bit kept) */
+			uint64_t args[6];
+			uint32_t abi;	/* enum uml_syscall_abi */
+		} syscall;
+		struct {
+			int32_t signo;
+			int32_t code;	/* si_code */
+			uint64_t addr;	/* si_addr */
+			uint32_t trapno;
+			uint32_t error_code;
+		} fault;
+		struct {
+			int32_t status;	/* a wait status: WIFEXITED/WIFSIGNALED */
+		} exited;
+	};
+};
+
+/**
+ * uml_thread_regs() - the thread's register block.
+ *
+ * The block is valid while the thread is stopped (between runs): read it
+ * after uml_thread_run() returns, modify it in place, and the next
+ * uml_thread_run() resumes the guest with it.  On the skas backend it lives
+ * in the thread's mmapped run page, so no copy is made.
+ */
+struct uml_regs *uml_thread_regs(struct uml_thread *t);
+
+/**
+ * uml_thread_run() - resume the guest thread until its next event.
+ * @t:  the thread, stopped.
+ * @ex: receives the event.
+ *
+ * Return: 0 with @ex filled, or -errno: -ESRCH (the thread's host task is
+ * gone and its UML_EXIT_EXITED was already reported), -EBUSY (another
+ * runtime thread is running it).
+ *
+ * A signal delivered to the calling runtime thread (whose handler was
+ * installed without SA_RESTART) or a uml_thread_kick() ends the run with
+ * UML_EXIT_INTERRUPTED; the guest is stopped at an instruction boundary and
+ * resumes where it was.
+ */
+int uml_thread_run(struct uml_thread *t, struct uml_exit *ex);
+
+/* Force a running (or about to run) thread back: async-signal-safe. */
+int uml_thread_kick(struct uml_thread *t);
+
+int uml_thread_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp);
+int uml_thread_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp);
+
+/* Flags for uml_thread_clone(). */
+#define UML_CLONE_THREAD	0x1	/* new thread in the same address space */
+
+/**
+ * uml_thread_clone() - create a guest thread or process from @parent.
+ * @flags:     0 for fork: a new address space, a copy-on-write duplicate of
+ *             the parent's; UML_CLONE_THREAD for a thread sharing the
+ *             parent's address space.
+ * @childp:    receives the new thread, stopped, with the parent's registers
+ *             (the runtime then sets rax = 0, a new rsp, fs_base, ...).
+ * @child_asp: receives the new address space for a fork (NULL for a thread).
+ *
+ * The parent must be stopped.  The child never runs a guest instruction
+ * before its first uml_thread_run().
+ */
+int uml_thread_clone(struct uml_thread *parent, unsigned int flags,
+		     struct uml_thread **childp, struct uml_aspace **child_asp);
+
+/* Kill and free one thread (its address space stays). */
+void uml_thread_destroy(struct uml_thread *t);
+
+struct uml_aspace *uml_thread_aspace(struct uml_thread *t);
+/* The host tid, for diagnostics only. */
+int uml_thread_host_tid(const struct uml_thread *t);
+
+/* Opaque per-thread pointer for the runtime's own bookkeeping. */
+void uml_thread_set_data(struct uml_thread *t, void *data);
+void *uml_thread_get_data(const struct uml_thread *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UML_H */

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fetch Debian's newest 6.1 and 6.12 amd64 kernel images and headers into the
+# cache, unpacked with dpkg -x (no postinst: no initramfs-tools, no dkms).
+# Package names are resolved at run time because security updates change the
+# ABI suffix (6.1.0-NN, 6.12.NNN+deb12).
+#
+# Usage: fetch-kernels.sh [6.1|6.12|source-6.12|source-6.1]...
+# Prints nothing on success; the results live in $SKAS_CACHE/kernels/<series>/:
+#   vmlinuz      the boot image
+#   build/       the headers tree, usable as KDIR
+#   version      the exact uname -r
+set -euo pipefail
+
+CACHE=${SKAS_CACHE:-$HOME/.cache/skas}
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.fetch.lock"
+flock 9
+
+apt_updated=
+apt_update() {
+	[ -n "$apt_updated" ] && return
+	# apt-cache finds nothing (or an old list) before an update.
+	if [ ! -d /var/lib/apt/lists ] || [ -z "$(find /var/lib/apt/lists -name '*Packages*' -mmin -1440 2>/dev/null | head -1)" ]; then
+		apt-get update -qq >&2
+	fi
+	apt_updated=1
+}
+
+# newest NAME matching an extended regex among the known packages
+newest() {
+	apt-cache pkgnames | grep -E "^$1\$" | sort -V | tail -n 1
+}
+
+download() {	# download PKG... into $1
+	local dir=$1; shift
+	mkdir -p "$dir"
+	(cd "$dir" && apt-get download -qq "$@" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2 || true)
+	for p in "$@"; do
+		ls "$dir/${p}_"*.deb >/dev/null 2>&1 || { echo "fetch-kernels: could not download $p" >&2; exit 1; }
+	done
+}
+
+fetch_series() {
+	local series=$1 img hdr ver dir tmp
+	apt_update
+	case $series in
+	6.1)  img=$(newest 'linux-image-6\.1\.0-[0-9]+-amd64-unsigned') ;;
+	6.12) img=$(newest 'linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned') ;;
+	*) echo "fetch-kernels: unknown series $series" >&2; exit 2 ;;
+	esac
+	[ -n "$img" ] || { echo "fetch-kernels: no Debian $series kernel image found (apt-get update?)" >&2; exit 1; }
+	ver=${img#linux-image-}; ver=${ver%-unsigned}
+	dir=$CACHE/kernels/$series
+	if [ -f "$dir/version" ] && [ "$(cat "$dir/version")" = "$ver" ] && [ -f "$dir/vmlinuz" ] && [ -f "$dir/build/Makefile" ]; then
+		return
+	fi
+	hdr=linux-headers-$ver
+	local common kbuild
+	common=$(apt-cache depends "$hdr" | sed -n 's/^ *Depends: \(linux-headers-.*-common\)$/\1/p' | head -n 1)
+	kbuild=$(apt-cache depends "$hdr" "$common" | sed -n 's/^ *Depends: \(linux-kbuild-[^ ]*\)$/\1/p' | head -n 1)
+	[ -n "$common" ] && [ -n "$kbuild" ] || { echo "fetch-kernels: cannot resolve dependencies of $hdr" >&2; exit 1; }
+	echo "fetch-kernels: $img $hdr $common $kbuild" >&2
+	tmp=$CACHE/kernels/.$series.tmp
+	rm -rf "$tmp"; mkdir -p "$tmp/debs" "$tmp/root"
+	download "$tmp/debs" "$img" "$hdr" "$common" "$kbuild"
+	for deb in "$tmp"/debs/*.deb; do dpkg -x "$deb" "$tmp/root"; done
+	cp "$tmp/root/boot/vmlinuz-$ver" "$tmp/vmlinuz"
+	cp "$tmp/root/boot/config-$ver" "$tmp/config"
+	cp "$tmp/root/boot/System.map-$ver" "$tmp/System.map" 2>/dev/null || true
+	# The arch headers' Makefile includes the common tree by absolute path.
+	sed -i "s|/usr/src/|$tmp/root/usr/src/|" "$tmp/root/usr/src/linux-headers-$ver/Makefile"
+	ln -s "root/usr/src/linux-headers-$ver" "$tmp/build"
+	# Keep the kernel's own modules out of the cache: the VM needs none.
+	rm -rf "$tmp/root/lib/modules" "$tmp/root/boot" "$tmp/debs"
+	echo "$ver" > "$tmp/version"
+	rm -rf "$dir"; mv "$tmp" "$dir"
+	# The moved tree's Makefile still names the tmp path.
+	sed -i "s|$tmp/|$dir/|" "$dir/root/usr/src/linux-headers-$ver/Makefile"
+}
+
+fetch_source() {
+	local series=$1 pkg dir ver tmp
+	apt_update
+	pkg=linux-source-$series
+	ver=$(apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p')
+	[ -n "$ver" ] && [ "$ver" != "(none)" ] || { echo "fetch-kernels: $pkg not available" >&2; exit 1; }
+	dir=$CACHE/source/$series
+	if [ -f "$dir/version" ] && [ "$(cat "$dir/version")" = "$ver" ] && [ -f "$dir/linux/Makefile" ]; then
+		return
+	fi
+	echo "fetch-kernels: $pkg $ver" >&2
+	tmp=$CACHE/source/.$series.tmp
+	rm -rf "$tmp"; mkdir -p "$tmp/debs" "$tmp/root" "$tmp/linux"
+	download "$tmp/debs" "$pkg"
+	dpkg -x "$tmp"/debs/*.deb "$tmp/root"
+	tar -xaf "$tmp"/root/usr/src/linux-source-*.tar.* -C "$tmp/linux" --strip-components=1
+	rm -rf "$tmp/root" "$tmp/debs"
+	echo "$ver" > "$tmp/version"
+	rm -rf "$dir"; mv "$tmp" "$dir"
+}
+
+[ $# -gt 0 ] || set -- 6.1 6.12
+for what; do
+	case $what in
+	source-*) fetch_source "${what#source-}" ;;
+	*) fetch_series "$what" ;;
+	esac
+done
