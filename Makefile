@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# skas: host support for user-mode kernels.  `make help` lists the targets.
+
+KVER ?=
+CC ?= gcc
+export CC
+
+QEMU := qemu
+CACHE := $(or $(SKAS_CACHE),$(HOME)/.cache/skas)
+SUBDIRS := libuml guest-runtime selftests
+checkpatch := $(CACHE)/source/6.12/linux/scripts/checkpatch.pl
+
+# The kernel the `module` target builds for: KDIR if given, else KVER
+# (a kernel the harness fetched), else the running kernel's headers if
+# installed, else the newest fetched one.
+ifeq ($(KDIR),)
+ifneq ($(KVER),)
+MODULE_FOR := $(KVER)
+else ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
+MODULE_FOR := /lib/modules/$(shell uname -r)/build
+else
+MODULE_FOR := 6.12
+endif
+else
+MODULE_FOR := $(KDIR)
+endif
+
+.PHONY: all help module user clang $(SUBDIRS) init check check-native demo \
+	style sparse deps clean
+
+all: module user
+
+help:
+	@echo 'make              module (for KDIR/KVER, see README) and user space'
+	@echo 'make user         libuml, umlrun and the selftests (static)'
+	@echo 'make check        everything: native tests, then the 6.1, 6.12 and debug VMs'
+	@echo 'make check-native the tests that run on this host (ptrace backend)'
+	@echo 'make demo         a shell in a 6.12 VM with skas.ko loaded'
+	@echo '                  CMD=... runs a command instead; KVER=6.1; EXTRA=DIR -> /extra'
+	@echo 'make style        checkpatch --strict on the module'
+	@echo 'make sparse       sparse (C=2) on the module'
+	@echo 'make deps         install the Debian packages the harness needs (root)'
+
+module:
+	$(QEMU)/build-module.sh $(MODULE_FOR)
+
+user: $(SUBDIRS) init
+
+libuml:
+	$(MAKE) -C libuml
+
+guest-runtime: libuml
+	$(MAKE) -C guest-runtime
+
+selftests: libuml
+	$(MAKE) -C selftests
+
+init: build/qemu/init
+
+build/qemu/init: qemu/init.c
+	@mkdir -p $(@D)
+	$(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+# User code must build warning-free with clang too: build a copy of the
+# tree with it (in build/clang, so that objects never mix).
+clang:
+	rm -rf build/clang && mkdir -p build/clang
+	git ls-files -z | xargs -0 cp --parents -t build/clang
+	$(MAKE) -C build/clang CC=clang user
+
+check:
+	$(QEMU)/check.sh
+
+check-native: user
+	selftests/run-tests.sh -n native selftests/native.list
+
+demo: deps user
+	$(QEMU)/demo.sh
+
+deps:
+	$(QEMU)/deps.sh
+
+style:
+	@test -x $(checkpatch) || $(QEMU)/fetch-kernels.sh source-6.12
+	$(checkpatch) --strict --no-tree --terse --show-types \
+		-f \
+		$(wildcard module/*.c module/*.h) uapi/linux/skas.h
+
+sparse:
+	$(QEMU)/build-module.sh $(MODULE_FOR) C=2 CHECK='sparse -Wsparse-error'
+
+clean:
+	for d in $(SUBDIRS); do $(MAKE) -C $$d clean; done
+	rm -rf build

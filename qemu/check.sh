@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: everything, on a fresh Debian 12 machine as root.
+#
+#  1. install the Debian packages the harness needs (qemu/deps.sh);
+#  2. fetch Debian's 6.1 and 6.12 kernels, build the debug kernel;
+#  3. build user space (gcc, and a clang build of the same tree);
+#  4. checkpatch --strict and sparse on the module;
+#  5. run the native tests (selftests/native.list: ptrace backend, runtime);
+#  6. boot each kernel (KVERS, default "6.1 6.12 debug") with the module and
+#     run selftests/vm.list in it (qemu/vm-test.sh).
+#
+# Prints TAP, then one line "check: P passed, F failed, S skipped".  The
+# logs of each step are in build/check/.
+set -uo pipefail
+QEMU_DIR=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$QEMU_DIR")
+cd "$top" || exit 2
+KVERS=${KVERS:-6.1 6.12 debug}
+logs=$top/build/check
+rm -rf "$logs"; mkdir -p "$logs"
+pass=0 fail=0 skip=0 n=0
+t0=$(date +%s)
+
+# ok|not ok line for one step; its log goes to build/check/NAME.log.
+step() {
+	local name=$1; shift
+	local s=$(date +%s)
+	n=$((n + 1))
+	if "$@" > "$logs/$name.log" 2>&1; then
+		echo "ok $n - $name ($(( $(date +%s) - s ))s)"
+		pass=$((pass + 1))
+		return 0
+	fi
+	echo "not ok $n - $name ($(( $(date +%s) - s ))s)"
+	tail -n 40 "$logs/$name.log" | sed 's/^/# /'
+	fail=$((fail + 1))
+	return 1
+}
+
+# Add the "# counts:" lines of a test log to the totals.
+add_counts() {
+	local p f s
+	while read -r _ _ p f s; do
+		pass=$((pass + ${p#pass=})); fail=$((fail + ${f#fail=})); skip=$((skip + ${s#skip=}))
+	done < <(grep '^# counts: ' "$1")
+}
+
+finish() {
+	echo "# check: $(( $(date +%s) - t0 ))s in all"
+	echo "check: $pass passed, $fail failed, $skip skipped"
+	[ "$fail" -eq 0 ] && exit 0
+	exit 1
+}
+
+echo "TAP version 13"
+step deps "$QEMU_DIR/deps.sh" || finish
+step fetch-kernels "$QEMU_DIR/fetch-kernels.sh" 6.1 6.12 source-6.12 || finish
+case " $KVERS " in *" debug "*)
+	step debug-kernel "$QEMU_DIR/debug-kernel.sh" && \
+		echo "# debug kernel built in $(cat "${SKAS_CACHE:-$HOME/.cache/skas}/kernels/debug/build-seconds")s (0 = cached)"
+esac
+step build-user make -j2 user || finish
+step build-user-clang make -j2 clang
+step checkpatch make style
+step sparse make sparse KVER=6.12
+
+# Native tests: their own TAP, counted per subtest.
+n=$((n + 1))
+selftests/run-tests.sh -n native selftests/native.list > "$logs/native.log" 2>&1
+sed -n '/^\(not \)\?ok \|^[a-z-]*: [0-9]* passed/p' "$logs/native.log"
+add_counts "$logs/native.log"
+
+for k in $KVERS; do
+	"$QEMU_DIR/vm-test.sh" "$k" > "$logs/vm-$k.log" 2>&1
+	grep -E '^(not )?ok |^# vm-|^vm-|^    not ok ' "$logs/vm-$k.log"
+	add_counts "$logs/vm-$k.log"
+	grep -q "^vm-$k: " "$logs/vm-$k.log" || {
+		echo "not ok - vm-$k: harness error"; tail -n 20 "$logs/vm-$k.log" | sed 's/^/# /'
+		fail=$((fail + 1)); }
+done
+finish

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot one kernel under QEMU with the module and the tests, and judge it.
+#
+# Usage: vm-test.sh [-d] KVER [FILTER]
+#   KVER    6.1, 6.12 or debug
+#   FILTER  run only the lines of selftests/vm.list that contain it
+#   -d      demo mode instead (see qemu/demo.sh)
+#
+# Builds the module for KVER (the user-space parts must be built: make user),
+# packs an initramfs (busybox, qemu/init, skas.ko, the test tree), boots with
+# panic_on_warn=1, reads the results from the second serial port, and fails
+# if a test failed, init did not finish (panic, hang, timeout), or the kernel
+# log holds a warning, BUG, oops, KASAN, lockdep or kmemleak report.
+# The logs stay in build/vm/KVER/.
+set -uo pipefail
+QEMU_DIR=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$QEMU_DIR")
+. "$QEMU_DIR/kernel.sh"
+
+mode=check
+[ "${1:-}" = -d ] && { mode=demo; shift; }
+kver=${1:?usage: vm-test.sh [-d] KVER [FILTER]}
+filter=${2:-}
+VM_TIMEOUT=${VM_TIMEOUT:-1500}
+VM_MEM=${VM_MEM:-2048}
+
+kernel_resolve "$kver" || exit 1
+out=$top/build/vm/$kver
+rm -rf "$out"; mkdir -p "$out"
+ko=$("$QEMU_DIR/build-module.sh" "$kver") || { echo "vm-$kver: module build failed" >&2; exit 1; }
+
+# ---- initramfs ---------------------------------------------------------
+root=$out/root
+mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,root,lib/modules,skas}
+cp "$top/build/qemu/init" "$root/init"
+cp /bin/busybox "$root/bin/busybox"
+for applet in $(/bin/busybox --list); do
+	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+done
+cp "$ko" "$root/lib/modules/skas.ko"
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' > "$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
+# The tree the tests run in: every executable and script under the
+# directories that hold tests and the runtime, without sources or objects.
+(cd "$top" && find selftests guest-runtime libuml -type f \
+	! -name '*.[choa]' ! -name '*.cc' ! -name 'Makefile' ! -name '*.rst' ! -name '*.md' \
+	! -name '.*' 2>/dev/null | cpio -pdm --quiet "$root/skas")
+if [ "$mode" = demo ]; then
+	[ -n "${DEMO_CMD:-}" ] && printf '%s\n' "$DEMO_CMD" > "$root/demo-cmd"
+	if [ -n "${EXTRA:-}" ]; then
+		[ -d "$EXTRA" ] || { echo "EXTRA=$EXTRA is not a directory" >&2; exit 2; }
+		mkdir -p "$root/extra" && cp -a "$EXTRA"/. "$root/extra/"
+	fi
+fi
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.gz"
+
+# ---- boot ----------------------------------------------------------------
+append="console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1"
+append+=" cryptomgr.notests skas_mode=$mode"
+[ -n "$filter" ] && append+=" skas_tests=$filter"
+qemu=(qemu-system-x86_64 -machine pc -cpu max -smp 2 -m "$VM_MEM" -no-reboot
+      -no-user-config -nodefaults -display none -nic none
+      -kernel "$KIMAGE" -initrd "$out/initramfs.gz" -append "$append")
+if [ "$mode" = demo ] && [ -z "${DEMO_CMD:-}" ]; then
+	exec "${qemu[@]}" -serial mon:stdio -serial "file:$out/results.log"
+fi
+echo "vm-$kver: booting $KREL (logs in ${out#$top/})" >&2
+start=$(date +%s)
+timeout --foreground "$VM_TIMEOUT" "${qemu[@]}" -monitor none \
+	-serial "file:$out/console.log" -serial "file:$out/results.log" < /dev/null
+qrc=$?
+secs=$(( $(date +%s) - start ))
+
+# ---- verdict -------------------------------------------------------------
+res=$out/results.log
+[ -f "$res" ] || : > "$res"
+[ -f "$out/console.log" ] || : > "$out/console.log"
+# The serial ports write CRLF.
+sed -i 's/\r$//' "$res" "$out/console.log"
+if [ "$mode" = demo ]; then
+	cat "$out/console.log"
+	status=$(sed -n 's/^SKAS-STATUS \([0-9]*\).*/\1/p' "$res" | tail -n 1)
+	[ -n "$status" ] || { echo "demo: the VM ended without a status (qemu exit $qrc)" >&2; exit 1; }
+	exit "$status"
+fi
+sed -n '/^---- dmesg ----$/,/^---- end dmesg ----$/!p' "$res" | grep -v '^SKAS-DONE$' || true
+pass=0 fail=0 skip=0
+while read -r _ _ p f s; do
+	pass=$((pass + ${p#pass=})); fail=$((fail + ${f#fail=})); skip=$((skip + ${s#skip=}))
+done < <(grep '^# counts: ' "$res")
+if ! grep -q '^SKAS-DONE$' "$res"; then
+	echo "not ok - vm-$kver: init did not finish (qemu exit $qrc after ${secs}s)"
+	tail -n 60 "$out/console.log" | sed 's/^/# console: /'
+	fail=$((fail + 1))
+fi
+# Kernel log: console (printed live, survives a panic) and init's dmesg dump.
+bad='WARNING:|BUG:|Oops|general protection|KASAN:|possible circular locking|lockdep|unreferenced object|sleeping function called from invalid context|Kernel panic|soft lockup|hard LOCKUP|blocked for more than|UBSAN:|list_add corruption|list_del corruption|refcount_t:'
+if grep -aEn "$bad" "$out/console.log" "$res" > "$out/kernel-bad.log"; then
+	echo "not ok - vm-$kver: kernel log is clean"
+	sed 's/^/# /' "$out/kernel-bad.log" | head -n 40
+	fail=$((fail + 1))
+else
+	echo "ok - vm-$kver: kernel log is clean"
+	pass=$((pass + 1))
+fi
+echo "# vm-$kver: $KREL, ${secs}s"
+echo "# counts: pass=$pass fail=$fail skip=$skip"
+echo "vm-$kver: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
