@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loading and unloading skas.ko: repeated cycles are clean, and the module
+ * cannot go while an object lives.  The module is loaded again at the end
+ * of every test, since the other tests need it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "skas_test.h"
+
+static int skas_load(void)
+{
+	int fd, ret;
+
+	fd = open(SKAS_MODULE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	ret = ret ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int skas_unload(void)
+{
+	return syscall(SYS_delete_module, "skas", O_NONBLOCK) ? -errno : 0;
+}
+
+static int skas_loaded(void)
+{
+	struct stat st;
+
+	return stat("/sys/module/skas", &st) == 0;
+}
+
+/* Make sure the module is loaded; tolerate it being loaded already. */
+static int skas_ensure_loaded(void)
+{
+	int ret = skas_load();
+
+	return ret == -EEXIST ? 0 : ret;
+}
+
+FIXTURE(module) {
+	int dummy;
+};
+
+FIXTURE_SETUP(module)
+{
+	ASSERT_EQ(0, skas_ensure_loaded());
+}
+
+FIXTURE_TEARDOWN(module)
+{
+	EXPECT_EQ(0, skas_ensure_loaded());
+	EXPECT_TRUE(skas_loaded());
+}
+
+TEST_F_TIMEOUT(module, load_unload_20_cycles, 120)
+{
+	int i, fd, as;
+
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(0, skas_unload()) TH_LOG("cycle %d unload", i);
+		ASSERT_FALSE(skas_loaded());
+		ASSERT_EQ(-ENOENT, skas_unload());
+		ASSERT_EQ(0, skas_load()) TH_LOG("cycle %d load", i);
+		ASSERT_EQ(-EEXIST, skas_load());
+		/* Use it each time, so a cycle is more than insmod/rmmod. */
+		fd = skas_open_dev();
+		ASSERT_LE(0, fd) TH_LOG("cycle %d open: %s", i,
+					strerror(errno));
+		ASSERT_EQ(SKAS_API_VERSION, ioctl(fd, SKAS_GET_API_VERSION, 0));
+		as = skas_create_aspace(fd);
+		ASSERT_LE(0, as);
+		close(as);
+		close(fd);
+	}
+}
+
+TEST_F(module, unload_refused_while_device_open)
+{
+	int fd = skas_open_dev();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EWOULDBLOCK, skas_unload());
+	EXPECT_TRUE(skas_loaded());
+	close(fd);
+}
+
+TEST_F(module, unload_refused_while_aspace_lives)
+{
+	int fd = skas_open_dev();
+	int as;
+
+	ASSERT_LE(0, fd);
+	as = skas_create_aspace(fd);
+	ASSERT_LE(0, as);
+	close(fd);
+	EXPECT_EQ(-EWOULDBLOCK, skas_unload());
+	EXPECT_TRUE(skas_loaded());
+	close(as);
+	EXPECT_EQ(0, skas_unload());
+	EXPECT_FALSE(skas_loaded());
+}
+
+TEST_HARNESS_MAIN
