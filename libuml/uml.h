@@ -69,6 +69,12 @@ enum uml_backend uml_host_backend(const struct uml_host *host);
 const char *uml_backend_name(enum uml_backend backend);
 /* Parse "skas"/"ptrace"/"auto"; -EINVAL otherwise. */
 int uml_backend_parse(const char *name, enum uml_backend *backend);
+/*
+ * A message for a -errno returned by libuml, worded for libuml's uses
+ * (e.g. -ENOSYS from uml_host_open(): backend not built in).  Static
+ * storage; never NULL.
+ */
+const char *uml_strerror(int err);
 
 /* ---- address spaces -------------------------------------------------- */
 

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libuml internals: the objects behind the opaque handles of uml.h and the
+ * table a backend fills in.  Only the ptrace backend exists so far; the
+ * skas backend will add its own ops table (and its private fields below).
+ */
+#ifndef UML_INTERNAL_H
+#define UML_INTERNAL_H
+
+#include <sys/types.h>
+#include "uml.h"
+
+struct uml_ops {
+	int (*aspace_create)(struct uml_host *host, struct uml_aspace **asp,
+			     struct uml_thread **threadp);
+	void (*aspace_destroy)(struct uml_aspace *as);
+	/* One validated operation; 0 or -errno. */
+	int (*mem_op)(struct uml_aspace *as, const struct uml_mem_op *op,
+		      void *batch);
+	void *(*mem_batch_begin)(struct uml_aspace *as, int *err);
+	void (*mem_batch_end)(struct uml_aspace *as, void *batch);
+	int (*aspace_reset)(struct uml_aspace *as);
+	long (*mem_read)(struct uml_aspace *as, void *buf, uint64_t addr,
+			 size_t len);
+	long (*mem_write)(struct uml_aspace *as, uint64_t addr,
+			  const void *buf, size_t len);
+	int (*thread_run)(struct uml_thread *t, struct uml_exit *ex);
+	int (*thread_kick)(struct uml_thread *t);
+	int (*get_fpregs)(struct uml_thread *t, struct uml_fpregs *fp);
+	int (*set_fpregs)(struct uml_thread *t, const struct uml_fpregs *fp);
+	int (*thread_clone)(struct uml_thread *parent, unsigned int flags,
+			    struct uml_thread **childp,
+			    struct uml_aspace **child_asp);
+	void (*thread_destroy)(struct uml_thread *t);
+};
+
+struct uml_host {
+	enum uml_backend backend;
+	const struct uml_ops *ops;
+	int stub_fd;			/* ptrace: memfd holding the stub ELF */
+	pid_t tracer;			/* ptrace: the thread that drives */
+	struct uml_aspace *aspaces;	/* list, for uml_host_close() */
+};
+
+struct uml_aspace {
+	struct uml_host *host;
+	struct uml_aspace *next;	/* in host->aspaces */
+	struct uml_aspace_info info;
+	struct uml_thread *threads;	/* list */
+	unsigned int nthreads;
+	int sock;			/* ptrace: runtime end of the socketpair */
+	int memfd;			/* ptrace: /proc/PID/mem */
+};
+
+struct uml_thread {
+	struct uml_regs regs;		/* the runtime's view (uml_thread_regs) */
+	struct uml_aspace *as;
+	struct uml_thread *next;	/* in as->threads */
+	void *data;
+	volatile pid_t pid;		/* host tid; 0 once reaped */
+	int pidfd;			/* for kicks that cannot hit a reused pid */
+	int exit_status;		/* valid when exit_pending */
+	unsigned int exit_pending:1;	/* died during an injection */
+	unsigned int dead:1;		/* UML_EXIT_EXITED reported */
+	unsigned int interrupted:1;	/* a signal was swallowed meanwhile */
+	unsigned int running:1;
+};
+
+extern const struct uml_ops __uml_ptrace_ops;
+
+/* Shared helpers (uml.c). */
+void __uml_aspace_link(struct uml_host *host, struct uml_aspace *as);
+void __uml_aspace_unlink(struct uml_aspace *as);
+void __uml_thread_link(struct uml_aspace *as, struct uml_thread *t);
+void __uml_thread_unlink(struct uml_thread *t);
+
+/* ptrace backend internals shared between ptrace.c and ptrace_run.c. */
+struct uml_thread *__uml_pt_thread_new(struct uml_aspace *as, pid_t pid);
+void __uml_pt_thread_free(struct uml_thread *t);
+struct uml_aspace *__uml_pt_aspace_new(struct uml_host *host, pid_t pid,
+				       int sock);
+int __uml_pt_wait(pid_t pid, int *status);
+long __uml_pt_inject(struct uml_thread *t, long nr, long a1, long a2,
+		     long a3, long a4, long a5, long a6);
+int __uml_pt_save(struct uml_thread *t, void *kregs);
+int __uml_pt_restore(struct uml_thread *t, const void *kregs);
+int __uml_pt_setup_task(struct uml_thread *t);
+
+#endif

@@ -1,0 +1,788 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ptrace backend, address-space side: the stub process, its hollowing,
+ * syscall injection, the mem ops and guest memory access.
+ *
+ * One stub process per guest thread; the threads of one address space
+ * share their mm (clone(CLONE_VM)).  Every stub is a child of the runtime
+ * (the first by fork, the others by an injected clone(CLONE_PARENT)) and
+ * is traced by the runtime thread that created the host, so that thread
+ * reaps them: no zombie outlives uml_aspace_destroy().  PTRACE_O_EXITKILL
+ * and PR_SET_PDEATHSIG make sure no stub outlives the runtime.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "stub.h"
+
+_Static_assert(sizeof(struct uml_regs) == sizeof(struct user_regs_struct),
+	       "uml_regs must match user_regs_struct");
+_Static_assert(sizeof(struct uml_fpregs) == sizeof(struct user_fpregs_struct),
+	       "uml_fpregs must match user_fpregs_struct");
+
+extern const char __uml_stub_elf[], __uml_stub_elf_end[];
+
+/* Anything at or above this is beyond the 47-bit user address space. */
+#define USER_END	0x7ffffffff000ULL
+/* A vDSO below this (legacy bottom-up layout) is unmapped, not kept. */
+#define VDSO_KEEP_MIN	0x7e0000000000ULL
+
+#define STUB_OPTIONS	(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | \
+			 PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE)
+
+int __uml_ptrace_host_init(struct uml_host *host)
+{
+	size_t len = __uml_stub_elf_end - __uml_stub_elf;
+	int fd;
+
+	/* MFD_EXEC (6.3+) matters under vm.memfd_noexec; 6.1 lacks it. */
+	fd = memfd_create("uml-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING | 0x10);
+	if (fd < 0 && errno == EINVAL)
+		fd = memfd_create("uml-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, __uml_stub_elf, len) != (ssize_t)len) {
+		close(fd);
+		return -EIO;
+	}
+	fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW |
+	      F_SEAL_WRITE);
+	host->stub_fd = fd;
+	host->tracer = gettid();
+	host->ops = &__uml_ptrace_ops;
+	return 0;
+}
+
+/* waitpid() for one traced task, restarting on EINTR. */
+int __uml_pt_wait(pid_t pid, int *status)
+{
+	pid_t r;
+
+	do {
+		r = waitpid(pid, status, __WALL);
+	} while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : 0;
+}
+
+struct uml_thread *__uml_pt_thread_new(struct uml_aspace *as, pid_t pid)
+{
+	struct uml_thread *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (t->pidfd < 0) {
+		free(t);
+		return NULL;
+	}
+	fcntl(t->pidfd, F_SETFD, FD_CLOEXEC);
+	__uml_thread_link(as, t);
+	return t;
+}
+
+/* Kill and reap the thread's host task (if still there), free it. */
+void __uml_pt_thread_free(struct uml_thread *t)
+{
+	int status;
+
+	if (t->pid) {
+		syscall(SYS_pidfd_send_signal, t->pidfd, SIGKILL, NULL, 0);
+		__uml_pt_wait(t->pid, &status);
+		t->pid = 0;
+	}
+	close(t->pidfd);
+	__uml_thread_unlink(t);
+	free(t);
+}
+
+struct uml_aspace *__uml_pt_aspace_new(struct uml_host *host, pid_t pid,
+				       int sock)
+{
+	struct uml_aspace *as = calloc(1, sizeof(*as));
+	char path[64];
+
+	if (!as)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	as->memfd = open(path, O_RDWR | O_CLOEXEC);
+	if (as->memfd < 0) {
+		free(as);
+		return NULL;
+	}
+	as->sock = sock;
+	__uml_aspace_link(host, as);
+	return as;
+}
+
+static void aspace_destroy(struct uml_aspace *as)
+{
+	while (as->threads)
+		__uml_pt_thread_free(as->threads);
+	close(as->memfd);
+	close(as->sock);
+	__uml_aspace_unlink(as);
+	free(as);
+}
+
+/* ---- syscall injection ------------------------------------------------ */
+
+int __uml_pt_save(struct uml_thread *t, void *kregs)
+{
+	return ptrace(PTRACE_GETREGS, t->pid, 0, kregs) ? -errno : 0;
+}
+
+int __uml_pt_restore(struct uml_thread *t, const void *kregs)
+{
+	return ptrace(PTRACE_SETREGS, t->pid, 0, kregs) ? -errno : 0;
+}
+
+static int is_fault_signal(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
+	       sig == SIGFPE || sig == SIGTRAP;
+}
+
+/* The task died while we injected: remember it for the next run. */
+static long inject_died(struct uml_thread *t, int status)
+{
+	t->exit_pending = 1;
+	t->exit_status = status;
+	t->pid = 0;
+	return -ESRCH;
+}
+
+/*
+ * Run the syscall @nr in the stopped task @t, at the stub's "syscall; int3",
+ * starting from the register set @base (the caller saved and restores the
+ * guest's).  A signal that arrives meanwhile (a kick, a stray kill) is
+ * swallowed and remembered as an interruption; a fork/clone event stores
+ * the new task's pid in *@event_pid.
+ */
+static long inject(struct uml_thread *t, const struct user_regs_struct *base,
+		   long nr, const long a[6], pid_t *event_pid)
+{
+	struct user_regs_struct r = *base;
+	unsigned long msg;
+	siginfo_t si;
+	int status, sig, ret;
+
+	r.rip = STUB_SYSCALL;
+	r.rax = nr;
+	r.orig_rax = -1;	/* no syscall-restart games on the way out */
+	r.rdi = a[0];
+	r.rsi = a[1];
+	r.rdx = a[2];
+	r.r10 = a[3];
+	r.r8 = a[4];
+	r.r9 = a[5];
+	if (ptrace(PTRACE_SETREGS, t->pid, 0, &r))
+		return -errno;
+	sig = 0;
+	for (;;) {
+		if (ptrace(PTRACE_CONT, t->pid, 0, sig))
+			return -errno;
+		sig = 0;
+		ret = __uml_pt_wait(t->pid, &status);
+		if (ret)
+			return ret;
+		if (!WIFSTOPPED(status))
+			return inject_died(t, status);
+		if (status >> 16) {	/* a ptrace event: fork or clone */
+			if (event_pid && !ptrace(PTRACE_GETEVENTMSG, t->pid,
+						 0, &msg))
+				*event_pid = msg;
+			continue;
+		}
+		if (WSTOPSIG(status) == SIGTRAP) {
+			if (ptrace(PTRACE_GETREGS, t->pid, 0, &r))
+				return -errno;
+			if (r.rip == STUB_SYSCALL_END)
+				return r.rax;
+			continue;
+		}
+		if (!ptrace(PTRACE_GETSIGINFO, t->pid, 0, &si) &&
+		    is_fault_signal(si.si_signo) && si.si_code > 0)
+			return -EFAULT;		/* the stub itself faulted */
+		t->interrupted = 1;
+	}
+}
+
+long __uml_pt_inject(struct uml_thread *t, long nr, long a1, long a2,
+		     long a3, long a4, long a5, long a6)
+{
+	struct user_regs_struct base;
+	long a[6] = { a1, a2, a3, a4, a5, a6 };
+	long ret;
+
+	ret = __uml_pt_save(t, &base);
+	if (ret)
+		return ret;
+	ret = inject(t, &base, nr, a, NULL);
+	if (t->pid)
+		__uml_pt_restore(t, &base);
+	return ret;
+}
+
+long __uml_pt_inject_event(struct uml_thread *t,
+			   const struct user_regs_struct *base, long nr,
+			   const long a[6], pid_t *event_pid)
+{
+	return inject(t, base, nr, a, event_pid);
+}
+
+/* ---- stub start-up ---------------------------------------------------- */
+
+/*
+ * The child between fork and exec: async-signal-safe calls only (the
+ * runtime may be multithreaded).  It keeps the socket as STUB_SOCK_FD and
+ * nothing else, resets signal state, and execs the stub under PTRACE_TRACEME.
+ */
+static void __attribute__((noreturn)) stub_child(int stub_fd, int sock,
+						 pid_t parent)
+{
+	static char *const argv[] = { "uml-stub", NULL };
+	static char *const envp[] = { NULL };
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+	sigset_t all;
+	char path[40];
+	int sig, fd, i;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	for (sig = 1; sig < 65; sig++)
+		sigaction(sig, &sa, NULL);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+
+	fd = fcntl(stub_fd, F_DUPFD_CLOEXEC, STUB_SOCK_FD + 1);
+	if (fd < 0 || dup2(sock, STUB_SOCK_FD) < 0 ||
+	    fcntl(STUB_SOCK_FD, F_SETFD, 0))
+		_exit(127);
+	/* Everything but the socket goes: fds 0-2 now, the rest at exec. */
+	for (i = 0; i < STUB_SOCK_FD; i++)
+		close(i);
+	if (syscall(SYS_close_range, STUB_SOCK_FD + 1, ~0U, 4 /* CLOEXEC */)) {
+		for (i = STUB_SOCK_FD + 1; i < 65536; i++)
+			if (i != fd)
+				close(i);
+	}
+	if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+		_exit(127);
+	syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	execve(path, argv, envp);
+	_exit(127);
+}
+
+struct range {
+	uint64_t start, end;
+};
+
+/*
+ * Read the stub's maps: what to keep (stub, vDSO, vvar) goes to @keep
+ * (sorted, as the maps are) and the vDSO/vvar ranges to @info.
+ */
+static int stub_layout(pid_t pid, struct range *keep, int max,
+		       struct uml_aspace_info *info)
+{
+	char path[64], line[512], name[256];
+	unsigned long long s, e;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	memset(info, 0, sizeof(*info));
+	while (fgets(line, sizeof(line), f)) {
+		name[0] = 0;
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %255s", &s, &e,
+			   name) < 2)
+			continue;
+		if (s >= USER_END)
+			continue;
+		if (s >= STUB_BASE && e <= STUB_END) {
+			/* the stub's own pages */
+		} else if (s >= VDSO_KEEP_MIN && !strcmp(name, "[vdso]")) {
+			info->vdso_base = s;
+			info->vdso_len = e - s;
+		} else if (s >= VDSO_KEEP_MIN && !strncmp(name, "[vvar", 5)) {
+			/* [vvar] and, on newer kernels, [vvar_vclock] */
+			if (!info->vvar_base || s < info->vvar_base) {
+				info->vvar_len += info->vvar_base ?
+					info->vvar_base - s : e - s;
+				info->vvar_base = s;
+			}
+			if (e > info->vvar_base + info->vvar_len)
+				info->vvar_len = e - info->vvar_base;
+		} else {
+			continue;
+		}
+		if (n && keep[n - 1].end == s) {
+			keep[n - 1].end = e;
+		} else if (n < max) {
+			keep[n].start = s;
+			keep[n++].end = e;
+		} else {
+			fclose(f);
+			return -E2BIG;
+		}
+	}
+	fclose(f);
+	info->guest_top = STUB_BASE;
+	if (info->vdso_base && info->vdso_base < info->guest_top)
+		info->guest_top = info->vdso_base;
+	if (info->vvar_base && info->vvar_base < info->guest_top)
+		info->guest_top = info->vvar_base;
+	return n;
+}
+
+/* Unmap everything of the freshly exec'd stub but @keep. */
+static int stub_hollow(struct uml_thread *t, const struct range *keep, int n)
+{
+	uint64_t from = 0;
+	long ret;
+	int i;
+
+	for (i = 0; i <= n; i++) {
+		uint64_t to = i < n ? keep[i].start : USER_END;
+
+		if (to > from) {
+			ret = __uml_pt_inject(t, SYS_munmap, from, to - from,
+					      0, 0, 0, 0);
+			if (ret)
+				return ret;
+		}
+		if (i < n)
+			from = keep[i].end;
+	}
+	return 0;
+}
+
+/*
+ * Per-task set-up of the fault-info handler (see ptrace_run.c): an
+ * alternate stack in the stub's data and, for each fault signal, a handler
+ * at STUB_HANDLER that traps at once.  Signal dispositions are per mm-less
+ * "process" here (no CLONE_SIGHAND), the altstack per task.
+ */
+int __uml_pt_setup_task(struct uml_thread *t)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP };
+	struct {
+		uint64_t handler, flags, restorer, mask;
+	} ksa = {
+		.handler = STUB_HANDLER,
+		.flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | 0x04000000,
+		.restorer = STUB_HANDLER,	/* never returns anyway */
+	};
+	struct {
+		uint64_t sp;
+		int32_t flags, pad;
+		uint64_t size;
+	} ss = { .sp = STUB_ALTSTACK, .size = STUB_ALTSTACK_SIZE };
+	long ret;
+	unsigned int i;
+
+	if (uml_mem_write(t->as, STUB_SCRATCH, &ss, sizeof(ss)) != sizeof(ss))
+		return -EFAULT;
+	ret = __uml_pt_inject(t, SYS_sigaltstack, STUB_SCRATCH, 0, 0, 0, 0, 0);
+	if (ret)
+		return ret;
+	if (uml_mem_write(t->as, STUB_SCRATCH, &ksa, sizeof(ksa)) != sizeof(ksa))
+		return -EFAULT;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		ret = __uml_pt_inject(t, SYS_rt_sigaction, sigs[i],
+				      STUB_SCRATCH, 0, 8, 0, 0);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int stub_start(struct uml_host *host, int sock, pid_t *pidp)
+{
+	pid_t parent = getpid(), pid;
+	int status, ret;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid)
+		stub_child(host->stub_fd, sock, parent);
+	ret = __uml_pt_wait(pid, &status);
+	if (!ret && !(WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP))
+		ret = -ENOEXEC;		/* the exec failed */
+	if (!ret && ptrace(PTRACE_SETOPTIONS, pid, 0, STUB_OPTIONS))
+		ret = -errno;
+	if (ret) {
+		kill(pid, SIGKILL);
+		__uml_pt_wait(pid, &status);
+		return ret;
+	}
+	*pidp = pid;
+	return 0;
+}
+
+static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
+			 struct uml_thread **threadp)
+{
+	struct range keep[8];
+	struct uml_aspace *as;
+	struct uml_thread *t;
+	int sv[2], ret, n, status;
+	pid_t pid = 0;
+
+	if (gettid() != host->tracer)
+		return -EPERM;
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	ret = stub_start(host, sv[1], &pid);
+	close(sv[1]);
+	if (ret) {
+		close(sv[0]);
+		return ret;
+	}
+	as = __uml_pt_aspace_new(host, pid, sv[0]);
+	if (!as) {
+		ret = errno ? -errno : -ENOMEM;
+		kill(pid, SIGKILL);
+		__uml_pt_wait(pid, &status);
+		close(sv[0]);
+		return ret;
+	}
+	t = __uml_pt_thread_new(as, pid);
+	if (!t) {
+		kill(pid, SIGKILL);
+		__uml_pt_wait(pid, &status);
+		aspace_destroy(as);
+		return -ENOMEM;
+	}
+	n = stub_layout(pid, keep, 8, &as->info);
+	ret = n < 0 ? n : stub_hollow(t, keep, n);
+	if (!ret)
+		ret = __uml_pt_setup_task(t);
+	if (ret) {
+		aspace_destroy(as);
+		return ret;
+	}
+	t->interrupted = 0;
+	*asp = as;
+	*threadp = t;
+	return 0;
+}
+
+/* ---- mem ops ---------------------------------------------------------- */
+
+/* One batch: the saved guest registers, and a file passed to the stub. */
+struct batch {
+	struct user_regs_struct saved;
+	struct uml_thread *t;
+	int rfd;	/* runtime fd last passed, -1 if none */
+	int sfd;	/* its number in the stub */
+};
+
+static struct uml_thread *live_thread(struct uml_aspace *as)
+{
+	struct uml_thread *t;
+
+	for (t = as->threads; t; t = t->next)
+		if (t->pid)
+			return t;
+	return NULL;
+}
+
+static void *mem_batch_begin(struct uml_aspace *as, int *err)
+{
+	struct batch *b;
+
+	if (gettid() != as->host->tracer) {
+		*err = -EPERM;
+		return NULL;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	b->t = live_thread(as);
+	b->rfd = -1;
+	*err = b->t ? __uml_pt_save(b->t, &b->saved) : -ESRCH;
+	if (*err) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+static void batch_close_fd(struct batch *b)
+{
+	long a[6] = { b->sfd };
+
+	if (b->rfd >= 0 && b->t->pid)
+		inject(b->t, &b->saved, SYS_close, a, NULL);
+	b->rfd = -1;
+}
+
+static void mem_batch_end(struct uml_aspace *as, void *p)
+{
+	struct batch *b = p;
+
+	(void)as;
+	batch_close_fd(b);
+	if (b->t->pid)
+		__uml_pt_restore(b->t, &b->saved);
+	free(b);
+}
+
+/* The scratch page layout for recvmsg(). */
+struct fd_msg {
+	struct msghdr mh;
+	struct iovec iov;
+	uint64_t byte;
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+};
+
+/* Pass the runtime's @fd into the stub: sendmsg here, recvmsg there. */
+static int pass_fd(struct batch *b, int fd)
+{
+	struct fd_msg m, *sm = (struct fd_msg *)STUB_SCRATCH;
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+	struct msghdr mh = { 0 };
+	struct iovec iov;
+	struct cmsghdr *cm;
+	char byte = 0;
+	long a[6] = { STUB_SOCK_FD, STUB_SCRATCH, MSG_CMSG_CLOEXEC };
+	long ret;
+	int sfd;
+
+	if (b->rfd == fd)
+		return 0;
+	batch_close_fd(b);
+	iov.iov_base = &byte;
+	iov.iov_len = 1;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = c.buf;
+	mh.msg_controllen = sizeof(c.buf);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	if (sendmsg(b->t->as->sock, &mh, MSG_NOSIGNAL) != 1)
+		return -errno;
+
+	memset(&m, 0, sizeof(m));
+	m.iov.iov_base = &sm->byte;
+	m.iov.iov_len = 1;
+	m.mh.msg_iov = &sm->iov;
+	m.mh.msg_iovlen = 1;
+	m.mh.msg_control = sm->c.buf;
+	m.mh.msg_controllen = sizeof(m.c.buf);
+	if (uml_mem_write(b->t->as, STUB_SCRATCH, &m, sizeof(m)) != sizeof(m))
+		return -EFAULT;
+	ret = inject(b->t, &b->saved, SYS_recvmsg, a, NULL);
+	if (ret < 0)
+		return ret;
+	if (uml_mem_read(b->t->as, &m, STUB_SCRATCH, sizeof(m)) != sizeof(m))
+		return -EFAULT;
+	cm = (struct cmsghdr *)m.c.buf;
+	if (m.mh.msg_controllen < CMSG_LEN(sizeof(int)) ||
+	    cm->cmsg_type != SCM_RIGHTS)
+		return -EBADF;
+	memcpy(&sfd, CMSG_DATA(cm), sizeof(int));
+	b->rfd = fd;
+	b->sfd = sfd;
+	return 0;
+}
+
+static int mem_op(struct uml_aspace *as, const struct uml_mem_op *op, void *p)
+{
+	struct batch *b = p;
+	long a[6] = { op->addr, op->len, op->prot };
+	long nr, ret;
+
+	(void)as;
+	switch (op->op) {
+	case UML_MEM_MAP:
+		nr = SYS_mmap;
+		a[3] = MAP_FIXED | (op->flags & UML_MAP_SHARED ? MAP_SHARED :
+				    MAP_PRIVATE);
+		if (op->flags & UML_MAP_ANONYMOUS) {
+			a[3] |= MAP_ANONYMOUS;
+			a[4] = -1;
+		} else {
+			ret = pass_fd(b, op->fd);
+			if (ret)
+				return ret;
+			a[4] = b->sfd;
+			a[5] = op->offset;
+		}
+		break;
+	case UML_MEM_UNMAP:
+		nr = SYS_munmap;
+		break;
+	default:
+		nr = SYS_mprotect;
+		break;
+	}
+	ret = inject(b->t, &b->saved, nr, a, NULL);
+	if (ret < 0 && ret > -4096)
+		return ret;
+	if (nr == SYS_mmap && (uint64_t)ret != op->addr)
+		return -ENOMEM;		/* MAP_FIXED cannot move; paranoia */
+	return 0;
+}
+
+static int aspace_reset(struct uml_aspace *as)
+{
+	struct uml_thread *t = as->threads;
+	long ret;
+
+	if (!t->pid)
+		return -ESRCH;
+	ret = __uml_pt_inject(t, SYS_munmap, UML_GUEST_MIN,
+			      as->info.guest_top - UML_GUEST_MIN, 0, 0, 0, 0);
+	if (ret)
+		return ret;
+	memset(&t->regs, 0, sizeof(t->regs));
+	return 0;
+}
+
+/* ---- guest memory ----------------------------------------------------- */
+
+/* Fallback for pages the guest cannot access itself: FOLL_FORCE paths. */
+static long mem_force(struct uml_aspace *as, void *buf, uint64_t addr,
+		      size_t len, int write)
+{
+	ssize_t r = write ? pwrite(as->memfd, buf, len, addr) :
+			    pread(as->memfd, buf, len, addr);
+	struct uml_thread *t;
+	size_t done = 0;
+	long word;
+
+	if (r > 0)
+		return r;
+	/* /proc/PID/mem may be restricted: word by word with PEEK/POKE. */
+	t = live_thread(as);
+	if (!t)
+		return -ESRCH;
+	while (done < len) {
+		uint64_t a = (addr + done) & ~7ULL;
+		size_t off = (addr + done) & 7, n = 8 - off;
+
+		if (n > len - done)
+			n = len - done;
+		errno = 0;
+		word = ptrace(PTRACE_PEEKDATA, t->pid, a, 0);
+		if (errno)
+			break;
+		if (write) {
+			memcpy((char *)&word + off, (char *)buf + done, n);
+			if (ptrace(PTRACE_POKEDATA, t->pid, a, word))
+				break;
+		} else {
+			memcpy((char *)buf + done, (char *)&word + off, n);
+		}
+		done += n;
+	}
+	return done ? (long)done : -EFAULT;
+}
+
+static long mem_rw(struct uml_aspace *as, void *buf, uint64_t addr,
+		   size_t len, int write)
+{
+	struct uml_thread *t = live_thread(as);
+	struct iovec local, remote;
+	size_t done = 0;
+	ssize_t r;
+
+	if (!t)
+		return -ESRCH;
+	if (addr + len < addr)
+		return -EFAULT;
+	while (done < len) {
+		local.iov_base = (char *)buf + done;
+		local.iov_len = len - done;
+		remote.iov_base = (void *)(uintptr_t)(addr + done);
+		remote.iov_len = len - done;
+		r = write ? process_vm_writev(t->pid, &local, 1, &remote, 1, 0)
+			  : process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
+		if (r <= 0) {
+			r = mem_force(as, (char *)buf + done, addr + done,
+				      len - done, write);
+			if (r <= 0)
+				break;
+		}
+		done += r;
+	}
+	return done ? (long)done : -EFAULT;
+}
+
+static long mem_read(struct uml_aspace *as, void *buf, uint64_t addr,
+		     size_t len)
+{
+	return mem_rw(as, buf, addr, len, 0);
+}
+
+static long mem_write(struct uml_aspace *as, uint64_t addr, const void *buf,
+		      size_t len)
+{
+	return mem_rw(as, (void *)buf, addr, len, 1);
+}
+
+/* From ptrace_run.c. */
+int __uml_pt_thread_run(struct uml_thread *t, struct uml_exit *ex);
+int __uml_pt_thread_kick(struct uml_thread *t);
+int __uml_pt_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp);
+int __uml_pt_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp);
+int __uml_pt_thread_clone(struct uml_thread *parent, unsigned int flags,
+			  struct uml_thread **childp,
+			  struct uml_aspace **child_asp);
+
+static void thread_destroy(struct uml_thread *t)
+{
+	__uml_pt_thread_free(t);
+}
+
+const struct uml_ops __uml_ptrace_ops = {
+	.aspace_create = aspace_create,
+	.aspace_destroy = aspace_destroy,
+	.mem_op = mem_op,
+	.mem_batch_begin = mem_batch_begin,
+	.mem_batch_end = mem_batch_end,
+	.aspace_reset = aspace_reset,
+	.mem_read = mem_read,
+	.mem_write = mem_write,
+	.thread_run = __uml_pt_thread_run,
+	.thread_kick = __uml_pt_thread_kick,
+	.get_fpregs = __uml_pt_get_fpregs,
+	.set_fpregs = __uml_pt_set_fpregs,
+	.thread_clone = __uml_pt_thread_clone,
+	.thread_destroy = thread_destroy,
+};

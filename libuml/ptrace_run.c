@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ptrace backend, thread side: running a guest thread with PTRACE_SYSEMU,
+ * turning its stops into uml_exit events, kicks, FPU state and clone.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "stub.h"
+
+#define USER_CS		0x33
+#define USER_DS		0x2b
+#define USER_END	0x7ffffffff000ULL
+#define X32_BIT		0x40000000ULL
+#define ARCH_I386	0x40000003U	/* AUDIT_ARCH_I386 */
+/* The signal a kick sends; any non-fault signal stop reads as a kick. */
+#define SIGKICK		SIGUSR1
+#define XSTATE_MAX	65536
+
+long __uml_pt_inject_event(struct uml_thread *t,
+			   const struct user_regs_struct *base, long nr,
+			   const long a[6], pid_t *event_pid);
+struct uml_aspace *__uml_pt_aspace_new(struct uml_host *host, pid_t pid,
+				       int sock);
+
+static int is_fault(const siginfo_t *si)
+{
+	int s = si->si_signo;
+
+	/* si_code > 0: sent by the kernel for a fault, not by kill(). */
+	return (s == SIGSEGV || s == SIGBUS || s == SIGILL || s == SIGFPE ||
+		s == SIGTRAP) && si->si_code > 0;
+}
+
+static void report_exit(struct uml_thread *t, int status, struct uml_exit *ex)
+{
+	t->pid = 0;
+	t->dead = 1;
+	t->exit_pending = 0;
+	ex->reason = UML_EXIT_EXITED;
+	ex->exited.status = status;
+}
+
+static void fill_syscall(struct uml_thread *t, struct uml_exit *ex)
+{
+	struct __ptrace_syscall_info info;
+	const struct uml_regs *r = &t->regs;
+	int i;
+
+	ex->reason = UML_EXIT_SYSCALL;
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->pid, sizeof(info), &info) > 0 &&
+	    info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+		ex->syscall.nr = info.entry.nr;
+		for (i = 0; i < 6; i++)
+			ex->syscall.args[i] = info.entry.args[i];
+		if (info.arch == ARCH_I386) {
+			ex->syscall.abi = UML_ABI_IA32;
+			return;
+		}
+	} else {
+		ex->syscall.nr = r->orig_rax;
+		ex->syscall.args[0] = r->rdi;
+		ex->syscall.args[1] = r->rsi;
+		ex->syscall.args[2] = r->rdx;
+		ex->syscall.args[3] = r->r10;
+		ex->syscall.args[4] = r->r8;
+		ex->syscall.args[5] = r->r9;
+	}
+	ex->syscall.abi = ex->syscall.nr & X32_BIT ? UML_ABI_X32 : UML_ABI_64;
+}
+
+/*
+ * ptrace does not show a fault's trap number and error code; the signal
+ * frame does.  So deliver the signal to the stub's handler (alternate
+ * stack in the stub's data, SA_NODEFER, empty mask: the signal state is
+ * untouched), which traps at once, read the frame's sigcontext, then put
+ * back the registers and the extended FPU state the delivery reset.
+ */
+static void fault_info(struct uml_thread *t, int sig, struct uml_exit *ex)
+{
+	struct user_regs_struct kr, hr;
+	uint64_t sc[2];		/* sigcontext err, trapno */
+	struct iovec iov;
+	void *xs;
+	int status, have_xs;
+
+	if (ptrace(PTRACE_GETREGS, t->pid, 0, &kr))
+		return;
+	xs = malloc(XSTATE_MAX);
+	if (!xs)
+		return;
+	iov.iov_base = xs;
+	iov.iov_len = XSTATE_MAX;
+	have_xs = !ptrace(PTRACE_GETREGSET, t->pid, NT_X86_XSTATE, &iov);
+	if (ptrace(PTRACE_CONT, t->pid, 0, sig))
+		goto out;
+	for (;;) {
+		if (__uml_pt_wait(t->pid, &status))
+			goto out;
+		if (!WIFSTOPPED(status)) {
+			t->exit_pending = 1;
+			t->exit_status = status;
+			t->pid = 0;
+			goto out;
+		}
+		if (WSTOPSIG(status) == SIGTRAP && !(status >> 16) &&
+		    !ptrace(PTRACE_GETREGS, t->pid, 0, &hr) &&
+		    hr.rip == STUB_HANDLER_END)
+			break;
+		if (WSTOPSIG(status) != SIGKICK)
+			goto restore;	/* delivery failed: no details */
+		t->interrupted = 1;
+		if (ptrace(PTRACE_CONT, t->pid, 0, 0))
+			goto out;
+	}
+	/* rdx = ucontext; uc_mcontext at 40, err and trapno at +152. */
+	if (hr.rdx >= STUB_ALTSTACK && hr.rdx < STUB_END - 256 &&
+	    uml_mem_read(t->as, sc, hr.rdx + 40 + 152, sizeof(sc)) ==
+	    sizeof(sc)) {
+		ex->fault.error_code = sc[0];
+		ex->fault.trapno = sc[1];
+	}
+restore:
+	ptrace(PTRACE_SETREGS, t->pid, 0, &kr);
+	if (have_xs)
+		ptrace(PTRACE_SETREGSET, t->pid, NT_X86_XSTATE, &iov);
+out:
+	free(xs);
+}
+
+/* A stop that is not a syscall: a fault, or anything else (a kick). */
+static void fill_signal(struct uml_thread *t, struct uml_exit *ex)
+{
+	siginfo_t si;
+
+	if (ptrace(PTRACE_GETSIGINFO, t->pid, 0, &si) || !is_fault(&si)) {
+		ex->reason = UML_EXIT_INTERRUPTED;
+		return;
+	}
+	ex->reason = UML_EXIT_FAULT;
+	ex->fault.signo = si.si_signo;
+	ex->fault.code = si.si_code;
+	ex->fault.addr = (uintptr_t)si.si_addr;
+	fault_info(t, si.si_signo, ex);
+}
+
+/* Registers as the runtime left them, made safe to load. */
+static int load_regs(struct uml_thread *t)
+{
+	struct user_regs_struct r;
+
+	memcpy(&r, &t->regs, sizeof(r));
+	if (r.fs_base >= USER_END || r.gs_base >= USER_END)
+		return -EINVAL;
+	r.cs = USER_CS;		/* putreg() would accept a 32-bit CS */
+	r.ss = USER_DS;
+	r.orig_rax = -1;	/* the result in rax stays as set */
+	if (ptrace(PTRACE_SETREGS, t->pid, 0, &r))
+		return errno == ESRCH ? -ESRCH : -EINVAL;
+	return 0;
+}
+
+int __uml_pt_thread_run(struct uml_thread *t, struct uml_exit *ex)
+{
+	int status, kicked = 0, ret;
+
+	memset(ex, 0, sizeof(*ex));
+	if (gettid() != t->as->host->tracer)
+		return -EPERM;
+	if (t->dead)
+		return -ESRCH;
+	if (t->running)
+		return -EBUSY;
+	if (t->exit_pending) {
+		report_exit(t, t->exit_status, ex);
+		return 0;
+	}
+	if (t->interrupted) {
+		t->interrupted = 0;
+		ex->reason = UML_EXIT_INTERRUPTED;
+		return 0;
+	}
+	ret = load_regs(t);
+	if (ret == -ESRCH)	/* killed while stopped: collect it below */
+		goto wait;
+	if (ret)
+		return ret;
+	if (ptrace(PTRACE_SYSEMU, t->pid, 0, 0))
+		return -errno;
+wait:
+	t->running = 1;
+	for (;;) {
+		if (waitpid(t->pid, &status, __WALL) < 0) {
+			if (errno != EINTR) {
+				ret = -errno;
+				break;
+			}
+			/* The runtime was signalled: stop the guest. */
+			if (!kicked++)
+				uml_thread_kick(t);
+			continue;
+		}
+		if (!WIFSTOPPED(status)) {
+			report_exit(t, status, ex);
+			break;
+		}
+		if (status >> 16) {	/* stray ptrace event: go on */
+			ptrace(PTRACE_SYSEMU, t->pid, 0, 0);
+			continue;
+		}
+		if (ptrace(PTRACE_GETREGS, t->pid, 0, &t->regs)) {
+			ret = -errno;
+			break;
+		}
+		if (WSTOPSIG(status) == (SIGTRAP | 0x80))
+			fill_syscall(t, ex);
+		else
+			fill_signal(t, ex);
+		break;
+	}
+	t->running = 0;
+	return ret;
+}
+
+int __uml_pt_thread_kick(struct uml_thread *t)
+{
+	if (!t->pid)
+		return -ESRCH;
+	if (syscall(SYS_pidfd_send_signal, t->pidfd, SIGKICK, NULL, 0))
+		return -errno;
+	return 0;
+}
+
+int __uml_pt_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp)
+{
+	if (!t->pid)
+		return -ESRCH;
+	return ptrace(PTRACE_GETFPREGS, t->pid, 0, fp) ? -errno : 0;
+}
+
+int __uml_pt_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp)
+{
+	if (!t->pid)
+		return -ESRCH;
+	return ptrace(PTRACE_SETFPREGS, t->pid, 0, fp) ? -errno : 0;
+}
+
+/* Kill and reap a half-made child. */
+static void child_abort(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	__uml_pt_wait(pid, &status);
+}
+
+/*
+ * Clone by injecting clone() into the parent's stub: the host does the
+ * copy-on-write (fork) or shares the mm (thread).  CLONE_PARENT makes the
+ * child the runtime's child, so we reap it; PTRACE_O_TRACEFORK attaches it
+ * and stops it (SIGSTOP) before it runs a single instruction.
+ */
+int __uml_pt_thread_clone(struct uml_thread *parent, unsigned int flags,
+			  struct uml_thread **childp,
+			  struct uml_aspace **child_asp)
+{
+	struct uml_aspace *as = parent->as, *cas = as;
+	struct user_regs_struct saved;
+	struct uml_thread *c;
+	long a[6] = { CLONE_PARENT | SIGCHLD };
+	int status, sock;
+	pid_t cpid = 0;
+	long ret;
+
+	if (gettid() != as->host->tracer)
+		return -EPERM;
+	if (!parent->pid)
+		return -ESRCH;
+	if (flags & UML_CLONE_THREAD)
+		a[0] |= CLONE_VM | CLONE_FILES;
+	ret = __uml_pt_save(parent, &saved);
+	if (ret)
+		return ret;
+	ret = __uml_pt_inject_event(parent, &saved, SYS_clone, a, &cpid);
+	if (parent->pid)
+		__uml_pt_restore(parent, &saved);
+	if (ret < 0)
+		return ret;
+	cpid = ret;
+	if (__uml_pt_wait(cpid, &status) || !WIFSTOPPED(status)) {
+		child_abort(cpid);
+		return -ECHILD;
+	}
+	if (!(flags & UML_CLONE_THREAD)) {
+		sock = fcntl(as->sock, F_DUPFD_CLOEXEC, 0);
+		cas = sock < 0 ? NULL : __uml_pt_aspace_new(as->host, cpid, sock);
+		if (!cas) {
+			if (sock >= 0)
+				close(sock);
+			child_abort(cpid);
+			return -ENOMEM;
+		}
+		cas->info = as->info;
+	}
+	c = __uml_pt_thread_new(cas, cpid);
+	if (!c) {
+		child_abort(cpid);
+		if (cas != as)
+			uml_aspace_destroy(cas);
+		return -ENOMEM;
+	}
+	/* A CLONE_VM child has no altstack: give it the stub's. */
+	ret = (flags & UML_CLONE_THREAD) ? __uml_pt_setup_task(c) : 0;
+	if (ret) {
+		if (cas != as)
+			uml_aspace_destroy(cas);
+		else
+			__uml_pt_thread_free(c);
+		return ret;
+	}
+	c->interrupted = 0;
+	c->regs = parent->regs;
+	*childp = c;
+	if (child_asp)
+		*child_asp = cas == as ? NULL : cas;
+	return 0;
+}

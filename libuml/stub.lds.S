@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "stub.h"
+ENTRY(_start)
+PHDRS
+{
+	text PT_LOAD FLAGS(5);
+	data PT_LOAD FLAGS(6);
+}
+SECTIONS
+{
+	. = STUB_BASE;
+	.text : { *(.text.stub) *(.text*) } :text
+	. = STUB_DATA;
+	.data : { *(.data.stub) *(.data*) } :data
+	.bss : { *(.bss.stub) *(.bss*) } :data
+	/DISCARD/ : { *(.note*) *(.comment) *(.eh_frame*) *(.debug*) }
+}

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libuml: backend selection, object bookkeeping and argument checks shared
+ * by every backend; the backends themselves live in ptrace*.c (and later
+ * skas*.c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define PAGE_MASK_ 0xfffULL
+
+const char *uml_backend_name(enum uml_backend backend)
+{
+	switch (backend) {
+	case UML_BACKEND_AUTO:
+		return "auto";
+	case UML_BACKEND_SKAS:
+		return "skas";
+	case UML_BACKEND_PTRACE:
+		return "ptrace";
+	}
+	return "unknown";
+}
+
+int uml_backend_parse(const char *name, enum uml_backend *backend)
+{
+	if (!name)
+		return -EINVAL;
+	if (!strcmp(name, "auto"))
+		*backend = UML_BACKEND_AUTO;
+	else if (!strcmp(name, "skas"))
+		*backend = UML_BACKEND_SKAS;
+	else if (!strcmp(name, "ptrace"))
+		*backend = UML_BACKEND_PTRACE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *uml_strerror(int err)
+{
+	switch (err) {
+	case -ENOSYS:
+		return "not implemented by this libuml (the skas module backend is not built in yet)";
+	case -EPROTO:
+		return "skas.ko API version does not match libuml";
+	case -ENOENT:
+		return "no /dev/skas (is skas.ko loaded?)";
+	case -EACCES:
+		return "no permission to open /dev/skas";
+	}
+	return strerror(err < 0 ? -err : err);
+}
+
+/*
+ * The module backend is not written yet: an explicit skas request fails
+ * with -ENOENT/-EACCES when /dev/skas does not open, else -ENOSYS.
+ */
+static int skas_probe(void)
+{
+	int fd = open("/dev/skas", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return -ENOSYS;
+}
+
+static int backend_choose(enum uml_backend *backend)
+{
+	const char *env;
+	int ret;
+
+	if (*backend == UML_BACKEND_AUTO) {
+		env = getenv("UML_BACKEND");
+		if (env && *env) {
+			ret = uml_backend_parse(env, backend);
+			if (ret)
+				return ret;
+		}
+	}
+	switch (*backend) {
+	case UML_BACKEND_AUTO:
+		*backend = skas_probe() ? UML_BACKEND_PTRACE : UML_BACKEND_SKAS;
+		return 0;
+	case UML_BACKEND_SKAS:
+		return skas_probe();
+	case UML_BACKEND_PTRACE:
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int __uml_ptrace_host_init(struct uml_host *host);
+
+int uml_host_open(struct uml_host **hostp, enum uml_backend backend)
+{
+	struct uml_host *host;
+	int ret;
+
+	ret = backend_choose(&backend);
+	if (ret)
+		return ret;
+	host = calloc(1, sizeof(*host));
+	if (!host)
+		return -ENOMEM;
+	host->backend = backend;
+	host->stub_fd = -1;
+	ret = __uml_ptrace_host_init(host);
+	if (ret) {
+		free(host);
+		return ret;
+	}
+	*hostp = host;
+	return 0;
+}
+
+void uml_host_close(struct uml_host *host)
+{
+	if (!host)
+		return;
+	while (host->aspaces)
+		uml_aspace_destroy(host->aspaces);
+	if (host->stub_fd >= 0)
+		close(host->stub_fd);
+	free(host);
+}
+
+enum uml_backend uml_host_backend(const struct uml_host *host)
+{
+	return host->backend;
+}
+
+/* ---- bookkeeping ------------------------------------------------------ */
+
+void __uml_aspace_link(struct uml_host *host, struct uml_aspace *as)
+{
+	as->host = host;
+	as->next = host->aspaces;
+	host->aspaces = as;
+}
+
+void __uml_aspace_unlink(struct uml_aspace *as)
+{
+	struct uml_aspace **p;
+
+	for (p = &as->host->aspaces; *p; p = &(*p)->next) {
+		if (*p == as) {
+			*p = as->next;
+			return;
+		}
+	}
+}
+
+void __uml_thread_link(struct uml_aspace *as, struct uml_thread *t)
+{
+	t->as = as;
+	t->next = as->threads;
+	as->threads = t;
+	as->nthreads++;
+}
+
+void __uml_thread_unlink(struct uml_thread *t)
+{
+	struct uml_thread **p;
+
+	for (p = &t->as->threads; *p; p = &(*p)->next) {
+		if (*p == t) {
+			*p = t->next;
+			t->as->nthreads--;
+			return;
+		}
+	}
+}
+
+/* ---- address spaces --------------------------------------------------- */
+
+int uml_aspace_create(struct uml_host *host, struct uml_aspace **asp,
+		      struct uml_thread **threadp)
+{
+	if (!host || !asp || !threadp)
+		return -EINVAL;
+	return host->ops->aspace_create(host, asp, threadp);
+}
+
+void uml_aspace_destroy(struct uml_aspace *as)
+{
+	if (as)
+		as->host->ops->aspace_destroy(as);
+}
+
+int uml_aspace_info(const struct uml_aspace *as, struct uml_aspace_info *info)
+{
+	if (!as || !info)
+		return -EINVAL;
+	*info = as->info;
+	return 0;
+}
+
+static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return blen && a < b + blen && b < a + alen;
+}
+
+/* Checks shared by every backend; the kernel checks the rest (fd type...). */
+static int mem_op_check(const struct uml_aspace *as, const struct uml_mem_op *op)
+{
+	const struct uml_aspace_info *info = &as->info;
+	uint32_t kind;
+
+	if ((op->addr | op->len) & PAGE_MASK_ || !op->len)
+		return -EINVAL;
+	if (op->addr < UML_GUEST_MIN || op->addr + op->len < op->addr ||
+	    op->addr + op->len > info->guest_top)
+		return -EINVAL;
+	if (overlaps(op->addr, op->len, info->vdso_base, info->vdso_len) ||
+	    overlaps(op->addr, op->len, info->vvar_base, info->vvar_len))
+		return -EINVAL;
+	if (op->prot & ~(uint32_t)(PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -EINVAL;
+	switch (op->op) {
+	case UML_MEM_MAP:
+		kind = op->flags & (UML_MAP_SHARED | UML_MAP_PRIVATE);
+		if (op->flags & ~(uint32_t)(UML_MAP_SHARED | UML_MAP_PRIVATE |
+					    UML_MAP_ANONYMOUS) ||
+		    (kind != UML_MAP_SHARED && kind != UML_MAP_PRIVATE))
+			return -EINVAL;
+		if (op->offset & PAGE_MASK_)
+			return -EINVAL;
+		if (op->flags & UML_MAP_ANONYMOUS)
+			return op->fd == -1 && !op->offset ? 0 : -EINVAL;
+		if (op->fd < 0 || fcntl(op->fd, F_GETFD) < 0)
+			return -EBADF;
+		return 0;
+	case UML_MEM_UNMAP:
+		return op->prot || op->flags || op->offset ? -EINVAL : 0;
+	case UML_MEM_PROTECT:
+		return op->flags || op->offset ? -EINVAL : 0;
+	}
+	return -EINVAL;
+}
+
+int uml_aspace_mem(struct uml_aspace *as, const struct uml_mem_op *ops,
+		   unsigned int n, int *err)
+{
+	const struct uml_ops *b;
+	unsigned int i;
+	void *batch;
+	int ret = 0;
+
+	if (err)
+		*err = 0;
+	if (!as || (!ops && n))
+		ret = -EINVAL;
+	if (ret || !n)
+		goto out;
+	b = as->host->ops;
+	batch = b->mem_batch_begin(as, &ret);
+	if (!batch)
+		goto out;
+	for (i = 0; i < n; i++) {
+		ret = mem_op_check(as, &ops[i]);
+		if (!ret)
+			ret = b->mem_op(as, &ops[i], batch);
+		if (ret)
+			break;
+	}
+	b->mem_batch_end(as, batch);
+	if (err)
+		*err = ret;
+	return i ? (int)i : ret;
+out:
+	if (err)
+		*err = ret;
+	return ret ? ret : 0;
+}
+
+static int mem_one(struct uml_aspace *as, const struct uml_mem_op *op)
+{
+	int err, ret = uml_aspace_mem(as, op, 1, &err);
+
+	return ret == 1 ? 0 : err;
+}
+
+int uml_aspace_map(struct uml_aspace *as, uint64_t addr, uint64_t len,
+		   uint32_t prot, uint32_t flags, int fd, uint64_t offset)
+{
+	struct uml_mem_op op = {
+		.op = UML_MEM_MAP, .prot = prot, .flags = flags, .fd = fd,
+		.addr = addr, .len = len, .offset = offset,
+	};
+
+	return mem_one(as, &op);
+}
+
+int uml_aspace_unmap(struct uml_aspace *as, uint64_t addr, uint64_t len)
+{
+	struct uml_mem_op op = {
+		.op = UML_MEM_UNMAP, .fd = -1, .addr = addr, .len = len,
+	};
+
+	return mem_one(as, &op);
+}
+
+int uml_aspace_protect(struct uml_aspace *as, uint64_t addr, uint64_t len,
+		       uint32_t prot)
+{
+	struct uml_mem_op op = {
+		.op = UML_MEM_PROTECT, .prot = prot, .fd = -1,
+		.addr = addr, .len = len,
+	};
+
+	return mem_one(as, &op);
+}
+
+int uml_aspace_reset(struct uml_aspace *as)
+{
+	if (!as)
+		return -EINVAL;
+	if (as->nthreads != 1)
+		return -EBUSY;
+	return as->host->ops->aspace_reset(as);
+}
+
+long uml_mem_read(struct uml_aspace *as, void *buf, uint64_t addr, size_t len)
+{
+	if (!as || (!buf && len))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	return as->host->ops->mem_read(as, buf, addr, len);
+}
+
+long uml_mem_write(struct uml_aspace *as, uint64_t addr, const void *buf,
+		   size_t len)
+{
+	if (!as || (!buf && len))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	return as->host->ops->mem_write(as, addr, buf, len);
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+struct uml_regs *uml_thread_regs(struct uml_thread *t)
+{
+	return &t->regs;
+}
+
+int uml_thread_run(struct uml_thread *t, struct uml_exit *ex)
+{
+	if (!t || !ex)
+		return -EINVAL;
+	return t->as->host->ops->thread_run(t, ex);
+}
+
+int uml_thread_kick(struct uml_thread *t)
+{
+	if (!t)
+		return -EINVAL;
+	return t->as->host->ops->thread_kick(t);
+}
+
+int uml_thread_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp)
+{
+	if (!t || !fp)
+		return -EINVAL;
+	return t->as->host->ops->get_fpregs(t, fp);
+}
+
+int uml_thread_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp)
+{
+	if (!t || !fp)
+		return -EINVAL;
+	return t->as->host->ops->set_fpregs(t, fp);
+}
+
+int uml_thread_clone(struct uml_thread *parent, unsigned int flags,
+		     struct uml_thread **childp, struct uml_aspace **child_asp)
+{
+	if (!parent || !childp || (flags & ~UML_CLONE_THREAD))
+		return -EINVAL;
+	if (!(flags & UML_CLONE_THREAD) && !child_asp)
+		return -EINVAL;
+	if (child_asp)
+		*child_asp = NULL;
+	return parent->as->host->ops->thread_clone(parent, flags, childp,
+						    child_asp);
+}
+
+void uml_thread_destroy(struct uml_thread *t)
+{
+	if (t)
+		t->as->host->ops->thread_destroy(t);
+}
+
+struct uml_aspace *uml_thread_aspace(struct uml_thread *t)
+{
+	return t->as;
+}
+
+int uml_thread_host_tid(const struct uml_thread *t)
+{
+	return t->pid;
+}
+
+void uml_thread_set_data(struct uml_thread *t, void *data)
+{
+	t->data = data;
+}
+
+void *uml_thread_get_data(const struct uml_thread *t)
+{
+	return t->data;
+}
