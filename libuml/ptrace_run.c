@@ -29,6 +29,8 @@
 /* The signal a kick sends; any non-fault signal stop reads as a kick. */
 #define SIGKICK		SIGUSR1
 #define XSTATE_MAX	65536
+/* NT, IOPL, VM, VIF, VIP: never from the runtime's registers. */
+#define EFLAGS_UNSAFE	(0x4000 | 0x3000 | 0x20000 | 0x80000 | 0x100000)
 
 long __uml_pt_inject_event(struct uml_thread *t,
 			   const struct user_regs_struct *base, long nr,
@@ -167,6 +169,7 @@ static int load_regs(struct uml_thread *t)
 		return -EINVAL;
 	r.cs = USER_CS;		/* putreg() would accept a 32-bit CS */
 	r.ss = USER_DS;
+	r.eflags &= ~EFLAGS_UNSAFE;	/* putreg() lets NT through */
 	r.orig_rax = -1;	/* the result in rax stays as set */
 	if (ptrace(PTRACE_SETREGS, t->pid, 0, &r))
 		return errno == ESRCH ? -ESRCH : -EINVAL;
@@ -198,9 +201,10 @@ int __uml_pt_thread_run(struct uml_thread *t, struct uml_exit *ex)
 		goto wait;
 	if (ret)
 		return ret;
-	if (ptrace(PTRACE_SYSEMU, t->pid, 0, 0))
+	if (ptrace(PTRACE_SYSEMU, t->pid, 0, 0) && errno != ESRCH)
 		return -errno;
 wait:
+	ret = 0;
 	t->running = 1;
 	for (;;) {
 		if (waitpid(t->pid, &status, __WALL) < 0) {

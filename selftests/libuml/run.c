@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libuml guest threads: syscall events and their ABI, results, faults with
+ * their siginfo, kicks and runtime signals, register sanitizing, FPU state,
+ * and the stub's syscall page (which must trap like any other syscall).
+ */
+#include <pthread.h>
+#include <time.h>
+#include <sys/time.h>
+#include <sys/user.h>
+
+#include "libuml_test.h"
+
+FIXTURE(run) {
+	struct uml_host *host;
+	struct uml_aspace *as;
+	struct uml_thread *t;
+	struct uml_regs *r;
+	struct uml_exit ex;
+};
+UML_VARIANTS(run);
+
+FIXTURE_SETUP(run)
+{
+	UML_OPEN_OR_SKIP(&self->host, variant->backend);
+	ASSERT_EQ(0, uml_aspace_create(self->host, &self->as, &self->t));
+	self->r = uml_thread_regs(self->t);
+}
+
+FIXTURE_TEARDOWN(run)
+{
+	uml_host_close(self->host);
+}
+
+/* Load @code at GUEST_CODE, a stack page, and point the thread there. */
+static int start(struct uml_aspace *as, struct uml_regs *r,
+		 const void *code, size_t len)
+{
+	int ret = load_code(as, GUEST_CODE, code, len);
+
+	if (!ret)
+		ret = map_data(as, GUEST_DATA);
+	r->rip = GUEST_CODE;
+	r->rsp = GUEST_DATA + PAGE;
+	return ret;
+}
+
+TEST_F(run, write_and_exit_are_syscall_events)
+{
+	char msg[4] = { 0 };
+
+	ASSERT_EQ(0, start(self->as, self->r, code_write_exit,
+			   sizeof(code_write_exit)));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(UML_ABI_64, self->ex.syscall.abi);
+	EXPECT_EQ(1, self->ex.syscall.nr);
+	EXPECT_EQ(1, self->ex.syscall.args[0]);
+	EXPECT_EQ(GUEST_CODE + 0x24, self->ex.syscall.args[1]);
+	EXPECT_EQ(3, self->ex.syscall.args[2]);
+	EXPECT_EQ(1, self->r->orig_rax);
+	EXPECT_EQ(GUEST_CODE + 0x18, self->r->rip);	/* after the syscall */
+	ASSERT_EQ(3, uml_mem_read(self->as, msg, self->ex.syscall.args[1], 3));
+	EXPECT_STREQ("hi\n", msg);
+
+	/* The result reaches the guest, which passes it on to exit(). */
+	self->r->rax = 0x1234;
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(60, self->ex.syscall.nr);
+	EXPECT_EQ(0x1234, self->ex.syscall.args[0]);
+	/* exit was not executed: the guest goes on to its ud2. */
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(SIGILL, self->ex.fault.signo);
+}
+
+TEST_F(run, int80_is_reported_as_ia32)
+{
+	ASSERT_EQ(0, start(self->as, self->r, code_int80, sizeof(code_int80)));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	if (self->ex.reason == UML_EXIT_FAULT && self->ex.fault.signo == SIGSEGV)
+		SKIP(return, "host has no IA32 emulation");
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(UML_ABI_IA32, self->ex.syscall.abi);
+	EXPECT_EQ(20, self->ex.syscall.nr);	/* getpid on ia32, not 64-bit */
+	EXPECT_EQ(11, self->ex.syscall.args[0]);	/* ebx */
+	EXPECT_EQ(22, self->ex.syscall.args[1]);	/* ecx */
+	/* Not executed: the result is what we say. */
+	self->r->rax = 77;
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(77, self->r->rax);
+}
+
+TEST_F(run, x32_numbers_are_reported_as_x32)
+{
+	ASSERT_EQ(0, start(self->as, self->r, code_x32, sizeof(code_x32)));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(UML_ABI_X32, self->ex.syscall.abi);
+	EXPECT_EQ(0x40000027, self->ex.syscall.nr);
+	EXPECT_EQ(5, self->ex.syscall.args[0]);
+}
+
+TEST_F(run, read_fault_is_sigsegv_with_details)
+{
+	struct uml_fpregs fp;
+	uint64_t xmm0;
+
+	ASSERT_EQ(0, start(self->as, self->r, code_segv_read,
+			   sizeof(code_segv_read)));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(SIGSEGV, self->ex.fault.signo);
+	EXPECT_EQ(SEGV_MAPERR, self->ex.fault.code);
+	EXPECT_EQ(0x1230, self->ex.fault.addr);
+	EXPECT_EQ(14, self->ex.fault.trapno);		/* #PF */
+	EXPECT_EQ(4, self->ex.fault.error_code);	/* user, read, not present */
+	/* The guest's registers and FPU state are as at the fault. */
+	EXPECT_EQ(GUEST_CODE + 0xb, self->r->rip);
+	EXPECT_EQ(0x1234567, self->r->r12);
+	ASSERT_EQ(0, uml_thread_get_fpregs(self->t, &fp));
+	memcpy(&xmm0, fp.fxsave + 160, 8);
+	EXPECT_EQ(0x1234567, xmm0);
+	/* Resumed unchanged, it faults again in the same place. */
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(0x1230, self->ex.fault.addr);
+	/* Skipping the instruction (8 bytes) reaches the ud2. */
+	self->r->rip += 8;
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(SIGILL, self->ex.fault.signo);
+}
+
+TEST_F(run, write_to_readonly_page_is_accerr)
+{
+	ASSERT_EQ(0, start(self->as, self->r, code_segv_write,
+			   sizeof(code_segv_write)));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(SIGSEGV, self->ex.fault.signo);
+	EXPECT_EQ(SEGV_ACCERR, self->ex.fault.code);
+	EXPECT_EQ(GUEST_CODE, self->ex.fault.addr);
+	EXPECT_EQ(14, self->ex.fault.trapno);
+	EXPECT_EQ(7, self->ex.fault.error_code & 7);	/* user, write, present */
+}
+
+TEST_F(run, ud2_is_sigill)
+{
+	ASSERT_EQ(0, start(self->as, self->r, code_ud2, sizeof(code_ud2)));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(SIGILL, self->ex.fault.signo);
+	EXPECT_EQ(ILL_ILLOPN, self->ex.fault.code);
+	EXPECT_EQ(GUEST_CODE, self->ex.fault.addr);
+	EXPECT_EQ(6, self->ex.fault.trapno);		/* #UD */
+	EXPECT_EQ(GUEST_CODE, self->r->rip);
+}
+
+TEST_F(run, jump_to_unmapped_code_faults)
+{
+	ASSERT_EQ(0, map_data(self->as, GUEST_DATA));
+	self->r->rip = 0x600000;
+	self->r->rsp = GUEST_DATA + PAGE;
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(SIGSEGV, self->ex.fault.signo);
+	EXPECT_EQ(0x600000, self->ex.fault.addr);
+	EXPECT_EQ(0x14, self->ex.fault.error_code & 0x14);	/* user, fetch */
+}
+
+struct kicker {
+	struct uml_thread *t;
+	int delay_ms;
+};
+
+static void *kick_later(void *arg)
+{
+	struct kicker *k = arg;
+	struct timespec ts = { 0, k->delay_ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+	uml_thread_kick(k->t);
+	return NULL;
+}
+
+TEST_F(run, kick_interrupts_a_spinning_guest)
+{
+	struct kicker k = { self->t, 100 };
+	pthread_t th;
+	int i;
+
+	ASSERT_EQ(0, start(self->as, self->r, code_spin, sizeof(code_spin)));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pthread_create(&th, NULL, kick_later, &k));
+		ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+		pthread_join(th, NULL);
+		ASSERT_EQ(UML_EXIT_INTERRUPTED, self->ex.reason);
+		EXPECT_EQ(GUEST_CODE, self->r->rip);	/* still in its loop */
+	}
+}
+
+TEST_F(run, kick_before_run_interrupts_at_once)
+{
+	ASSERT_EQ(0, start(self->as, self->r, code_write_exit,
+			   sizeof(code_write_exit)));
+	ASSERT_EQ(0, uml_thread_kick(self->t));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	EXPECT_EQ(UML_EXIT_INTERRUPTED, self->ex.reason);
+	/* The kick is consumed: the next run gets to the syscall. */
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(1, self->ex.syscall.nr);
+}
+
+static void on_alarm(int sig)
+{
+}
+
+TEST_F(run, runtime_signal_interrupts_the_run)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct itimerval it = { .it_value = { 0, 100000 } };
+
+	ASSERT_EQ(0, start(self->as, self->r, code_spin, sizeof(code_spin)));
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	EXPECT_EQ(UML_EXIT_INTERRUPTED, self->ex.reason);
+	EXPECT_EQ(GUEST_CODE, self->r->rip);
+}
+
+/* A guest that jumps to the stub's syscall instruction still traps. */
+TEST_F(run, stub_syscall_page_traps)
+{
+	struct uml_aspace_info info;
+	unsigned long long s, e, found = 0;
+	unsigned char page[4096];
+	char path[64], line[512];
+	FILE *f;
+	int i;
+
+	ASSERT_EQ(0, uml_aspace_info(self->as, &info));
+	snprintf(path, sizeof(path), "/proc/%d/maps",
+		 uml_thread_host_tid(self->t));
+	f = fopen(path, "re");
+	ASSERT_NE(NULL, f);
+	/* Every executable page above guest_top but the vDSO/vsyscall. */
+	while (fgets(line, sizeof(line), f)) {
+		ASSERT_EQ(2, sscanf(line, "%llx-%llx", &s, &e));
+		if (s < info.guest_top || s == info.vdso_base ||
+		    s >= 0x800000000000ULL || !strstr(line, " r-x"))
+			continue;
+		ASSERT_EQ(4096, uml_mem_read(self->as, page, s, 4096));
+		for (i = 0; i < 4095; i++)
+			if (page[i] == 0x0f && page[i + 1] == 0x05)
+				break;
+		if (i < 4095) {
+			found = s + i;
+			break;
+		}
+	}
+	fclose(f);
+	if (!found)
+		SKIP(return, "no syscall instruction in a reserved page");
+
+	/* exit(42) there: if executed, the host task would die. */
+	ASSERT_EQ(0, start(self->as, self->r, code_exit_via,
+			   sizeof(code_exit_via)));
+	self->r->rbx = found;
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(60, self->ex.syscall.nr);
+	EXPECT_EQ(42, self->ex.syscall.args[0]);
+	EXPECT_EQ(found + 2, self->r->rip);
+	EXPECT_TRUE(pid_exists(uml_thread_host_tid(self->t)));
+}
+
+TEST_F(run, registers_are_sanitized)
+{
+	ASSERT_EQ(0, start(self->as, self->r, code_sanitize,
+			   sizeof(code_sanitize)));
+	self->r->cs = 0x23;		/* 32-bit user code */
+	self->r->ss = 0;
+	self->r->eflags = 0x3000 | 0x4000 | 0x20000 | 0x202;	/* IOPL, NT, VM */
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(60, self->ex.syscall.nr);
+	EXPECT_EQ(0, self->ex.syscall.args[0] & (0x3000 | 0x4000 | 0x20000));
+	EXPECT_EQ(0x33, self->ex.syscall.args[1]);	/* cs */
+	EXPECT_EQ(0x2b, self->ex.syscall.args[2]);	/* ss */
+	/* Kernel addresses for fs/gs bases are refused. */
+	self->r->fs_base = 0xffff800000000000ULL;
+	EXPECT_EQ(-EINVAL, uml_thread_run(self->t, &self->ex));
+}
+
+TEST_F(run, fs_base_is_part_of_the_registers)
+{
+	uint64_t v = 0xabcdef12345ULL;
+
+	ASSERT_EQ(0, start(self->as, self->r, code_fsread, sizeof(code_fsread)));
+	ASSERT_EQ(8, uml_mem_write(self->as, GUEST_DATA + 64, &v, 8));
+	self->r->fs_base = GUEST_DATA + 64;
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(v, self->ex.syscall.args[0]);
+	EXPECT_EQ(GUEST_DATA + 64, self->r->fs_base);
+}
+
+TEST_F(run, fpregs_round_trip)
+{
+	struct uml_fpregs fp;
+	uint64_t v = 0x0123456789abcdefULL;
+
+	ASSERT_EQ(0, start(self->as, self->r, code_xmm1, sizeof(code_xmm1)));
+	ASSERT_EQ(0, uml_thread_get_fpregs(self->t, &fp));
+	memcpy(fp.fxsave + 176, &v, 8);		/* xmm1 low half */
+	ASSERT_EQ(0, uml_thread_set_fpregs(self->t, &fp));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(v, self->ex.syscall.args[0]);
+}
+
+TEST_F(run, killed_guest_is_exited_then_esrch)
+{
+	int pid;
+
+	ASSERT_EQ(0, start(self->as, self->r, code_spin, sizeof(code_spin)));
+	pid = uml_thread_host_tid(self->t);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_EXITED, self->ex.reason);
+	EXPECT_TRUE(WIFSIGNALED(self->ex.exited.status));
+	EXPECT_EQ(SIGKILL, WTERMSIG(self->ex.exited.status));
+	EXPECT_EQ(-ESRCH, uml_thread_run(self->t, &self->ex));
+	EXPECT_EQ(-ESRCH, uml_thread_kick(self->t));
+	EXPECT_FALSE(pid_exists(pid));		/* reaped */
+	/* Memory operations have no task left to run in. */
+	EXPECT_EQ(-ESRCH, uml_aspace_unmap(self->as, GUEST_DATA, PAGE));
+}
+
+/* A stray non-fault signal from outside is an interruption, not a death. */
+TEST_F(run, outside_signal_is_interrupted)
+{
+	ASSERT_EQ(0, start(self->as, self->r, code_write_exit,
+			   sizeof(code_write_exit)));
+	ASSERT_EQ(0, kill(uml_thread_host_tid(self->t), SIGTERM));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	EXPECT_EQ(UML_EXIT_INTERRUPTED, self->ex.reason);
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	/* A fake SIGSEGV (si_code <= 0) is not a fault either. */
+	ASSERT_EQ(0, kill(uml_thread_host_tid(self->t), SIGSEGV));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	EXPECT_EQ(UML_EXIT_INTERRUPTED, self->ex.reason);
+}
+
+TEST_HARNESS_MAIN
