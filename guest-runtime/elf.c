@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ELF loading: static (ET_EXEC) and static-pie (ET_DYN without PT_INTERP)
+ * x86-64 programs, mapped from the file with private mappings plus
+ * anonymous bss, and the initial stack (argv, envp, auxv).
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "umlrun.h"
+
+#define STACK_SIZE	(8ULL << 20)
+#define PIE_BASE	0x555555554000ULL
+#define MAX_PHDRS	64
+
+struct elf_info {
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[MAX_PHDRS];
+};
+
+static int elf_read(int fd, struct elf_info *ei)
+{
+	size_t len;
+
+	if (pread(fd, &ei->eh, sizeof(ei->eh), 0) != sizeof(ei->eh))
+		return -ENOEXEC;
+	if (memcmp(ei->eh.e_ident, ELFMAG, SELFMAG))
+		return -ENOEXEC;
+	if (ei->eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    ei->eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    ei->eh.e_machine != EM_X86_64 ||
+	    (ei->eh.e_type != ET_EXEC && ei->eh.e_type != ET_DYN) ||
+	    ei->eh.e_phentsize != sizeof(Elf64_Phdr) ||
+	    ei->eh.e_phnum == 0 || ei->eh.e_phnum > MAX_PHDRS)
+		return -ENOEXEC;
+	len = ei->eh.e_phnum * sizeof(Elf64_Phdr);
+	if (pread(fd, ei->ph, len, ei->eh.e_phoff) != (ssize_t)len)
+		return -ENOEXEC;
+	return 0;
+}
+
+/*
+ * Can we run this file?  0, -ENOEXEC (not an x86-64 ELF) or -ELIBBAD
+ * (dynamically linked: not supported yet); @why explains.
+ */
+int elf_check(int fd, char *why, size_t whylen)
+{
+	struct elf_info ei;
+	int i, r = elf_read(fd, &ei);
+
+	if (r < 0) {
+		snprintf(why, whylen, "not an x86-64 ELF executable");
+		return r;
+	}
+	for (i = 0; i < ei.eh.e_phnum; i++) {
+		if (ei.ph[i].p_type == PT_INTERP) {
+			snprintf(why, whylen, "dynamically linked programs are "
+				 "not supported yet");
+			return -ELIBBAD;
+		}
+	}
+	return 0;
+}
+
+static uint32_t elf_prot(uint32_t pf)
+{
+	return (pf & PF_R ? PROT_READ : 0) | (pf & PF_W ? PROT_WRITE : 0) |
+	       (pf & PF_X ? PROT_EXEC : 0);
+}
+
+static int load_segment(struct task *t, int fd, const Elf64_Phdr *ph,
+			uint64_t bias)
+{
+	static const char zeros[PAGE_SIZE];
+	uint64_t va = ph->p_vaddr + bias, start = PAGE_DOWN(va);
+	uint64_t file_end = va + ph->p_filesz, mem_end = va + ph->p_memsz;
+	uint64_t map_end = PAGE_ALIGN(file_end);
+	uint32_t prot = elf_prot(ph->p_flags);
+	int r;
+
+	if ((ph->p_vaddr & (PAGE_SIZE - 1)) != (ph->p_offset & (PAGE_SIZE - 1)))
+		return -ENOEXEC;
+	if (ph->p_filesz) {
+		r = mm_map(t, start, map_end - start, prot, UML_MAP_PRIVATE, fd,
+			   PAGE_DOWN(ph->p_offset));
+		if (r < 0)
+			return r;
+	} else {
+		map_end = start;
+	}
+	if (mem_end <= file_end)
+		return 0;
+	/* bss: zero the rest of the last file page, then anonymous pages. */
+	if (ph->p_filesz && map_end > file_end &&
+	    uml_mem_write(t->p->as, file_end, zeros, map_end - file_end) < 0)
+		return -EFAULT;
+	if (PAGE_ALIGN(mem_end) > map_end)
+		r = mm_map(t, map_end, PAGE_ALIGN(mem_end) - map_end, prot,
+			   UML_MAP_PRIVATE | UML_MAP_ANONYMOUS, -1, 0);
+	else
+		r = 0;
+	return r;
+}
+
+struct stack_builder {
+	char *buf;		/* image of [top - size, top) */
+	uint64_t top, size, sp;
+};
+
+static uint64_t push_bytes(struct stack_builder *sb, const void *p, size_t n)
+{
+	if (sb->top - sb->sp + n > sb->size)
+		return 0;
+	sb->sp -= n;
+	memcpy(sb->buf + (sb->sp - (sb->top - sb->size)), p, n);
+	return sb->sp;
+}
+
+static uint64_t push_str(struct stack_builder *sb, const char *s)
+{
+	return push_bytes(sb, s, strlen(s) + 1);
+}
+
+#define NAUX 22
+
+static int build_stack(struct task *t, struct stack_builder *sb,
+		       const struct exec_args *a, const char *execfn,
+		       const uint64_t *aux)
+{
+	uint64_t *argp = calloc(a->argc + a->envc + 2, sizeof(uint64_t));
+	uint64_t words, *w, base, fn, rnd, plat;
+	unsigned char rbytes[16];
+	int i, n = 0;
+
+	if (!argp)
+		return -ENOMEM;
+	fn = push_str(sb, execfn);
+	for (i = a->envc - 1; i >= 0; i--)
+		argp[a->argc + 1 + i] = push_str(sb, a->envp[i]);
+	for (i = a->argc - 1; i >= 0; i--)
+		argp[i] = push_str(sb, a->argv[i]);
+	if (getrandom(rbytes, sizeof(rbytes), 0) != sizeof(rbytes))
+		memset(rbytes, 0x5a, sizeof(rbytes));
+	rnd = push_bytes(sb, rbytes, sizeof(rbytes));
+	plat = push_str(sb, "x86_64");
+	words = 1 + a->argc + 1 + a->envc + 1 + 2 * NAUX;
+	base = ((sb->sp - 64) & ~15ULL) - words * 8;
+	base &= ~15ULL;
+	if (!fn || !rnd || !plat || sb->top - base > sb->size) {
+		free(argp);
+		return -E2BIG;
+	}
+	w = (uint64_t *)(sb->buf + (base - (sb->top - sb->size)));
+	w[n++] = a->argc;
+	for (i = 0; i < a->argc; i++)
+		w[n++] = argp[i];
+	w[n++] = 0;
+	for (i = 0; i < a->envc; i++)
+		w[n++] = argp[a->argc + 1 + i];
+	w[n++] = 0;
+	for (i = 0; aux[i]; i += 2) {
+		w[n++] = aux[i];
+		w[n++] = aux[i] == AT_EXECFN ? fn : aux[i] == AT_RANDOM ? rnd
+		       : aux[i] == AT_PLATFORM ? plat : aux[i + 1];
+	}
+	w[n++] = AT_NULL;
+	w[n++] = 0;
+	sb->sp = base;
+	free(argp);
+	(void)t;
+	return 0;
+}
+
+static uint64_t phdr_addr(const struct elf_info *ei, uint64_t bias)
+{
+	int i;
+
+	for (i = 0; i < ei->eh.e_phnum; i++)
+		if (ei->ph[i].p_type == PT_PHDR)
+			return ei->ph[i].p_vaddr + bias;
+	for (i = 0; i < ei->eh.e_phnum; i++)
+		if (ei->ph[i].p_type == PT_LOAD && ei->ph[i].p_offset == 0)
+			return ei->ph[i].p_vaddr + bias + ei->eh.e_phoff;
+	return 0;
+}
+
+static int map_stack(struct task *t, const struct exec_args *a,
+		     const char *execfn, const uint64_t *aux, uint64_t *spp)
+{
+	struct mm *mm = t->p->mm;
+	struct stack_builder sb;
+	uint64_t img = 256 << 10;
+	int r;
+
+	r = mm_map(t, mm->stack_top - STACK_SIZE, STACK_SIZE,
+		   PROT_READ | PROT_WRITE, UML_MAP_PRIVATE | UML_MAP_ANONYMOUS,
+		   -1, 0);
+	if (r < 0)
+		return r;
+	sb.top = sb.sp = mm->stack_top;
+	sb.size = img;
+	sb.buf = calloc(1, img);
+	if (!sb.buf)
+		return -ENOMEM;
+	r = build_stack(t, &sb, a, execfn, aux);
+	if (r == 0 && copy_to_guest(t, sb.sp, sb.buf + (sb.sp - (sb.top - img)),
+				    sb.top - sb.sp) < 0)
+		r = -EFAULT;
+	free(sb.buf);
+	*spp = sb.sp;
+	return r;
+}
+
+/* Map the program into the (empty) address space of @t and set its regs. */
+int elf_load(struct task *t, int fd, const char *execfn,
+	     const struct exec_args *a)
+{
+	struct uml_aspace_info info;
+	struct elf_info ei;
+	struct uml_regs *r;
+	uint64_t bias = 0, end = 0, sp;
+	int i, err;
+
+	err = elf_read(fd, &ei);
+	if (err < 0)
+		return err;
+	err = uml_aspace_info(t->p->as, &info);
+	if (err < 0)
+		return err;
+	mm_put(t->p->mm);
+	t->p->mm = mm_new(&info);
+	if (!t->p->mm)
+		return -ENOMEM;
+	if (ei.eh.e_type == ET_DYN)
+		bias = PIE_BASE < t->p->mm->mmap_base / 2 ? PIE_BASE
+			: PAGE_DOWN(t->p->mm->mmap_base / 3);
+	for (i = 0; i < ei.eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &ei.ph[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		err = load_segment(t, fd, ph, bias);
+		if (err < 0)
+			return err;
+		if (ph->p_vaddr + bias + ph->p_memsz > end)
+			end = ph->p_vaddr + bias + ph->p_memsz;
+	}
+	t->p->mm->brk_start = t->p->mm->brk = PAGE_ALIGN(end);
+
+	uint64_t aux[2 * NAUX] = {
+		AT_PHDR, phdr_addr(&ei, bias), AT_PHENT, sizeof(Elf64_Phdr),
+		AT_PHNUM, ei.eh.e_phnum, AT_PAGESZ, PAGE_SIZE,
+		AT_BASE, 0, AT_FLAGS, 0, AT_ENTRY, ei.eh.e_entry + bias,
+		AT_UID, getuid(), AT_EUID, geteuid(), AT_GID, getgid(),
+		AT_EGID, getegid(), AT_SECURE, 0, AT_HWCAP, getauxval(AT_HWCAP),
+		AT_HWCAP2, getauxval(AT_HWCAP2), AT_CLKTCK, sysconf(_SC_CLK_TCK),
+		AT_RANDOM, 0, AT_EXECFN, 0, AT_PLATFORM, 0,
+		AT_MINSIGSTKSZ, getauxval(AT_MINSIGSTKSZ),
+		info.vdso_base ? AT_SYSINFO_EHDR : 0, info.vdso_base,
+	};
+	err = map_stack(t, a, execfn, aux, &sp);
+	if (err < 0)
+		return err;
+
+	r = uml_thread_regs(t->th);
+	memset(r, 0, sizeof(*r));
+	r->rip = ei.eh.e_entry + bias;
+	r->rsp = sp;
+	r->cs = 0x33;
+	r->ss = 0x2b;
+	r->eflags = 0x202;
+	return 0;
+}

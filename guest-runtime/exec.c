@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * execve and the start of guest pid 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "umlrun.h"
+
+#define ARG_MAX_BYTES	(256 << 10)
+
+struct proc *proc_alloc(void);
+
+void exec_args_free(struct exec_args *a)
+{
+	int i;
+
+	for (i = 0; a->argv && i < a->argc; i++)
+		free(a->argv[i]);
+	for (i = 0; a->envp && i < a->envc; i++)
+		free(a->envp[i]);
+	free(a->argv);
+	free(a->envp);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Copy a NULL-terminated guest array of strings. */
+static int copy_strv(struct task *t, uint64_t uv, char ***vp, int *np,
+		     size_t *bytes)
+{
+	char **v = NULL, buf[PAGE_SIZE * 8];
+	uint64_t p;
+	int n = 0, len;
+
+	*vp = NULL;
+	*np = 0;
+	while (uv) {
+		if (copy_from_guest(t, &p, uv + n * 8, 8) < 0)
+			goto fault;
+		if (!p)
+			break;
+		if (n >= EXEC_MAX_ARGS)
+			goto big;
+		len = strncpy_from_guest(t, buf, p, sizeof(buf));
+		if (len < 0)
+			goto fault;
+		*bytes += len + 1;
+		if (*bytes > ARG_MAX_BYTES)
+			goto big;
+		if (n % 64 == 0) {
+			char **nv = realloc(v, (n + 65) * sizeof(*v));
+
+			if (!nv)
+				goto big;
+			v = nv;
+		}
+		v[n++] = strdup(buf);
+		*vp = v;
+		*np = n;
+	}
+	*vp = v;
+	*np = n;
+	return 0;
+fault:
+	return -EFAULT;
+big:
+	return -E2BIG;
+}
+
+static void set_comm(struct proc *p, const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	strncpy(p->comm, b ? b + 1 : path, sizeof(p->comm) - 1);
+	p->comm[sizeof(p->comm) - 1] = 0;
+}
+
+/* The point of no return: the old image goes. */
+static int exec_commit(struct task *t, int fd, const char *path,
+		       char *hostpath, struct exec_args *a)
+{
+	struct proc *p = t->p;
+	int r;
+
+	while (p->threads->next_in_proc || p->threads != t) {
+		struct task *o = p->threads == t ? t->next_in_proc : p->threads;
+
+		task_exit(o, 0);
+	}
+	r = uml_aspace_reset(p->as);
+	if (r == 0)
+		r = elf_load(t, fd, path, a);
+	if (r < 0) {
+		free(hostpath);
+		return r;
+	}
+	free(p->exe);
+	p->exe = hostpath;
+	set_comm(p, path);
+	if (p->fdt->refs > 1) {
+		struct fdtable *n = fdt_copy(p->fdt);
+
+		if (n) {
+			fdt_put(p->fdt);
+			p->fdt = n;
+		}
+	}
+	fdt_close_on_exec(p->fdt);
+	sig_exec_reset(p);
+	t->ss_sp = t->ss_size = 0;
+	t->clear_child_tid = 0;
+	if (p->vfork_parent) {
+		sched_wake(p->vfork_parent);
+		p->vfork_parent = NULL;
+	}
+	return 0;
+}
+
+static int exec_prepare(struct task *t, const char *path, int *fdp,
+			char **hostpath)
+{
+	char why[128];
+	int r;
+
+	r = exec_open(t, AT_FDCWD, path, fdp, hostpath);
+	if (r < 0)
+		return r;
+	r = elf_check(*fdp, why, sizeof(why));
+	if (r < 0) {
+		if (r == -ELIBBAD)
+			warnx_("%s: %s", path, why);
+		close(*fdp);
+		free(*hostpath);
+	}
+	return r;
+}
+
+long sys_execve(struct task *t, const uint64_t *a)
+{
+	struct exec_args ea = { 0 };
+	char path[PAGE_SIZE], *hostpath;
+	size_t bytes = 0;
+	int r, fd;
+
+	r = strncpy_from_guest(t, path, a[0], sizeof(path));
+	if (r < 0)
+		return r;
+	r = copy_strv(t, a[1], &ea.argv, &ea.argc, &bytes);
+	if (r == 0)
+		r = copy_strv(t, a[2], &ea.envp, &ea.envc, &bytes);
+	if (r == 0)
+		r = exec_prepare(t, path, &fd, &hostpath);
+	if (r < 0) {
+		exec_args_free(&ea);
+		return r;
+	}
+	r = exec_commit(t, fd, path, hostpath, &ea);
+	close(fd);
+	exec_args_free(&ea);
+	if (r < 0) {
+		/* Too late to fail the call: the old image is gone. */
+		proc_exit_group(t->p, SIGSEGV);
+	}
+	return SYS_NORETURN;
+}
+
+static struct fdtable *init_fds(void)
+{
+	struct fdtable *fdt = fdt_new();
+	int i;
+
+	for (i = 0; fdt && i < 3; i++) {
+		int hfd = fcntl(i, F_DUPFD_CLOEXEC, 3), fl;
+		struct file *f;
+
+		if (hfd < 0)
+			continue;
+		fl = fcntl(hfd, F_GETFL);
+		f = file_new(hfd, fl < 0 ? O_RDWR : fl & ~O_NONBLOCK);
+		if (f)
+			fdt->ent[i].f = f;
+	}
+	return fdt;
+}
+
+/* Create guest pid 1 running @path; negative errno if it can't start. */
+int proc_start_init(const char *path, int argc, char **argv, char **envp)
+{
+	struct exec_args ea = { .argv = argv, .argc = argc, .envp = envp };
+	struct uml_thread *th;
+	struct proc *p;
+	struct task *t;
+	char *hostpath;
+	int fd, r;
+
+	while (envp[ea.envc])
+		ea.envc++;
+	p = proc_alloc();
+	if (!p)
+		die("out of memory");
+	init_proc = p;
+	p->cwdfd = root_is_slash ? open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)
+				 : fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+	p->fdt = init_fds();
+	p->sh = sighand_new();
+	p->exe = strdup("");
+	p->umask = 022;
+	p->pgid = p->sid = p->pid;
+	if (p->cwdfd < 0 || !p->fdt || !p->sh)
+		die("cannot set up the first process");
+	r = uml_aspace_create(host, &p->as, &th);
+	if (r < 0)
+		die("cannot create an address space: %s", strerror(-r));
+	t = task_new(p, th, p->pid);
+	if (!t)
+		die("out of memory");
+
+	r = exec_open(t, AT_FDCWD, path, &fd, &hostpath);
+	if (r < 0) {
+		warnx_("%s: %s", path, strerror(-r));
+		return r;
+	}
+	r = elf_check(fd, (char[128]){ 0 }, 128);
+	if (r < 0) {
+		char why[128];
+
+		elf_check(fd, why, sizeof(why));
+		warnx_("%s: %s", path, why);
+		return r;
+	}
+	r = elf_load(t, fd, path, &ea);
+	close(fd);
+	if (r < 0) {
+		warnx_("%s: cannot load: %s", path, strerror(-r));
+		return -ENOEXEC;
+	}
+	p->exe = hostpath;
+	set_comm(p, path);
+	p->state = PROC_ALIVE;
+	sched_enqueue(t);
+	return 0;
+}

@@ -1,0 +1,731 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Guest fd tables and the syscalls on open fds.  A guest fd names a struct
+ * file, which owns one host fd of the runtime; fork shares the struct file
+ * (and so the host file offset), like the kernel shares a struct file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "umlrun.h"
+
+#define FD_MAX		1024
+#define IO_CHUNK	(1 << 20)
+
+int tty_fg_pgrp;
+
+struct file *file_new(int hostfd, int flags)
+{
+	struct file *f = calloc(1, sizeof(*f));
+	struct stat st;
+
+	if (!f)
+		return NULL;
+	f->refs = 1;
+	f->hostfd = hostfd;
+	f->flags = flags & ~O_CLOEXEC;
+	if (fstat(hostfd, &st) == 0)
+		f->pollable = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ||
+			      S_ISSOCK(st.st_mode);
+	return f;
+}
+
+struct file *file_get(struct file *f)
+{
+	f->refs++;
+	return f;
+}
+
+void file_put(struct file *f)
+{
+	if (f && --f->refs == 0) {
+		close(f->hostfd);
+		io_activity = true;
+		free(f);
+	}
+}
+
+struct fdtable *fdt_new(void)
+{
+	struct fdtable *fdt = calloc(1, sizeof(*fdt));
+
+	if (!fdt)
+		return NULL;
+	fdt->refs = 1;
+	fdt->size = 64;
+	fdt->ent = calloc(fdt->size, sizeof(*fdt->ent));
+	if (!fdt->ent) {
+		free(fdt);
+		return NULL;
+	}
+	return fdt;
+}
+
+struct fdtable *fdt_copy(const struct fdtable *src)
+{
+	struct fdtable *fdt = calloc(1, sizeof(*fdt));
+	int i;
+
+	if (!fdt)
+		return NULL;
+	fdt->refs = 1;
+	fdt->size = src->size;
+	fdt->ent = calloc(fdt->size, sizeof(*fdt->ent));
+	if (!fdt->ent) {
+		free(fdt);
+		return NULL;
+	}
+	for (i = 0; i < src->size; i++) {
+		fdt->ent[i] = src->ent[i];
+		if (fdt->ent[i].f)
+			file_get(fdt->ent[i].f);
+	}
+	return fdt;
+}
+
+void fdt_put(struct fdtable *fdt)
+{
+	int i;
+
+	if (!fdt || --fdt->refs)
+		return;
+	for (i = 0; i < fdt->size; i++)
+		file_put(fdt->ent[i].f);
+	free(fdt->ent);
+	free(fdt);
+}
+
+void fdt_close_on_exec(struct fdtable *fdt)
+{
+	int i;
+
+	for (i = 0; i < fdt->size; i++) {
+		if (fdt->ent[i].f && fdt->ent[i].cloexec) {
+			file_put(fdt->ent[i].f);
+			fdt->ent[i].f = NULL;
+			fdt->ent[i].cloexec = false;
+		}
+	}
+}
+
+struct file *fd_lookup(struct task *t, int fd)
+{
+	struct fdtable *fdt = t->p->fdt;
+
+	if (fd < 0 || fd >= fdt->size)
+		return NULL;
+	return fdt->ent[fd].f;
+}
+
+static int fdt_grow(struct fdtable *fdt, int need)
+{
+	int size = fdt->size;
+	struct fdent *n;
+
+	while (size <= need)
+		size *= 2;
+	if (size > FD_MAX)
+		size = FD_MAX;
+	if (need >= size)
+		return -EMFILE;
+	n = realloc(fdt->ent, size * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	memset(n + fdt->size, 0, (size - fdt->size) * sizeof(*n));
+	fdt->ent = n;
+	fdt->size = size;
+	return 0;
+}
+
+/* Install @f (a reference the caller gives) at the lowest free fd >= minfd. */
+int fd_install(struct task *t, int minfd, struct file *f, bool cloexec)
+{
+	struct fdtable *fdt = t->p->fdt;
+	int fd;
+
+	for (fd = minfd; fd < FD_MAX; fd++) {
+		if (fd >= fdt->size && fdt_grow(fdt, fd) < 0)
+			break;
+		if (!fdt->ent[fd].f) {
+			fdt->ent[fd].f = f;
+			fdt->ent[fd].cloexec = cloexec;
+			return fd;
+		}
+	}
+	file_put(f);
+	return -EMFILE;
+}
+
+static int fd_install_at(struct task *t, int fd, struct file *f, bool cloexec)
+{
+	struct fdtable *fdt = t->p->fdt;
+	struct file *old;
+
+	if (fd < 0 || fd >= FD_MAX) {
+		file_put(f);
+		return -EBADF;
+	}
+	if (fd >= fdt->size && fdt_grow(fdt, fd) < 0) {
+		file_put(f);
+		return -EMFILE;
+	}
+	old = fdt->ent[fd].f;
+	fdt->ent[fd].f = f;
+	fdt->ent[fd].cloexec = cloexec;
+	file_put(old);
+	return fd;
+}
+
+/* Would I/O on @f in direction @events block right now? */
+static bool would_block(struct file *f, short events)
+{
+	struct pollfd pfd = { .fd = f->hostfd, .events = events };
+
+	if (!f->pollable || f->hostnb)
+		return false;
+	return poll(&pfd, 1, 0) == 0;
+}
+
+static long read_common(struct task *t, struct file *f, char *buf, size_t n)
+{
+	ssize_t r;
+
+	if (would_block(f, POLLIN))
+		return (f->flags & O_NONBLOCK) ? -EAGAIN
+					       : block_on_fd(t, f->hostfd, POLLIN);
+	do
+		r = read(f->hostfd, buf, n);
+	while (r < 0 && errno == EINTR);
+	if (r < 0 && errno == EAGAIN && !(f->flags & O_NONBLOCK))
+		return block_on_fd(t, f->hostfd, POLLIN);
+	return r < 0 ? -errno : r;
+}
+
+static void send_sigpipe(struct task *t)
+{
+	struct ksiginfo si = { .signo = SIGPIPE, .pid = t->p->pid };
+
+	sig_send_task(t, &si);
+}
+
+/* Write all of @buf unless the fd is non-blocking; t->sys_done keeps the
+ * progress across blocks. */
+static long write_common(struct task *t, struct file *f, const char *buf,
+			 size_t n)
+{
+	while (t->sys_done < n) {
+		size_t done = t->sys_done;
+		ssize_t r;
+
+		if (would_block(f, POLLOUT))
+			goto block;
+		r = write(f->hostfd, buf + done, n - done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			goto block;
+		if (r < 0) {
+			if (errno == EPIPE)
+				send_sigpipe(t);
+			return done ? (long)done : -errno;
+		}
+		io_activity = true;
+		t->sys_done += r;
+		if (!f->pollable)
+			break;
+		continue;
+block:
+		if (f->flags & O_NONBLOCK)
+			return done ? (long)done : -EAGAIN;
+		return block_on_fd(t, f->hostfd, POLLOUT);
+	}
+	return t->sys_done;
+}
+
+long sys_read(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+	size_t n = a[2] < IO_CHUNK ? a[2] : IO_CHUNK;
+	char *buf;
+	long r;
+
+	if (!f)
+		return -EBADF;
+	if (!n)
+		return 0;
+	buf = malloc(n);
+	if (!buf)
+		return -ENOMEM;
+	r = read_common(t, f, buf, n);
+	if (r > 0 && copy_to_guest(t, a[1], buf, r) < 0)
+		r = -EFAULT;
+	free(buf);
+	return r;
+}
+
+long sys_write(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+	size_t n = a[2] < IO_CHUNK ? a[2] : IO_CHUNK;
+	char *buf;
+	long r;
+
+	if (!f)
+		return -EBADF;
+	if (!n)
+		return 0;
+	buf = malloc(n);
+	if (!buf)
+		return -ENOMEM;
+	r = copy_from_guest(t, buf, a[1], n);
+	if (r == 0)
+		r = write_common(t, f, buf, n);
+	free(buf);
+	return r;
+}
+
+/* Gather a guest iovec array into one buffer (at most IO_CHUNK bytes). */
+static long iov_load(struct task *t, uint64_t uiov, int cnt, struct iovec *iov,
+		     size_t *total)
+{
+	int i;
+
+	if (cnt < 0 || cnt > 1024)
+		return -EINVAL;
+	if (copy_from_guest(t, iov, uiov, cnt * sizeof(*iov)) < 0)
+		return -EFAULT;
+	*total = 0;
+	for (i = 0; i < cnt; i++) {
+		if (*total + iov[i].iov_len > IO_CHUNK)
+			iov[i].iov_len = IO_CHUNK - *total;
+		*total += iov[i].iov_len;
+	}
+	return 0;
+}
+
+long sys_readv(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+	struct iovec iov[1024];
+	size_t total, off = 0;
+	char *buf;
+	long r;
+	int i;
+
+	if (!f)
+		return -EBADF;
+	r = iov_load(t, a[1], a[2], iov, &total);
+	if (r < 0 || !total)
+		return r;
+	buf = malloc(total);
+	if (!buf)
+		return -ENOMEM;
+	r = read_common(t, f, buf, total);
+	for (i = 0; r > 0 && off < (size_t)r; i++) {
+		size_t c = iov[i].iov_len < r - off ? iov[i].iov_len : r - off;
+
+		if (copy_to_guest(t, (uint64_t)iov[i].iov_base, buf + off, c) < 0) {
+			r = -EFAULT;
+			break;
+		}
+		off += c;
+	}
+	free(buf);
+	return r;
+}
+
+long sys_writev(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+	struct iovec iov[1024];
+	size_t total, off = 0;
+	char *buf;
+	long r;
+	int i;
+
+	if (!f)
+		return -EBADF;
+	r = iov_load(t, a[1], a[2], iov, &total);
+	if (r < 0 || !total)
+		return r;
+	buf = malloc(total);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; off < total; i++) {
+		if (copy_from_guest(t, buf + off, (uint64_t)iov[i].iov_base,
+				    iov[i].iov_len) < 0) {
+			free(buf);
+			return -EFAULT;
+		}
+		off += iov[i].iov_len;
+	}
+	r = write_common(t, f, buf, total);
+	free(buf);
+	return r;
+}
+
+long sys_pread64(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+	size_t n = a[2] < IO_CHUNK ? a[2] : IO_CHUNK;
+	char *buf;
+	long r;
+
+	if (!f)
+		return -EBADF;
+	buf = malloc(n + 1);
+	if (!buf)
+		return -ENOMEM;
+	r = pread(f->hostfd, buf, n, a[3]);
+	if (r < 0)
+		r = -errno;
+	else if (copy_to_guest(t, a[1], buf, r) < 0)
+		r = -EFAULT;
+	free(buf);
+	return r;
+}
+
+long sys_pwrite64(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+	size_t n = a[2] < IO_CHUNK ? a[2] : IO_CHUNK;
+	char *buf;
+	long r;
+
+	if (!f)
+		return -EBADF;
+	buf = malloc(n + 1);
+	if (!buf)
+		return -ENOMEM;
+	r = copy_from_guest(t, buf, a[1], n);
+	if (r == 0) {
+		r = pwrite(f->hostfd, buf, n, a[3]);
+		if (r < 0)
+			r = -errno;
+	}
+	free(buf);
+	return r;
+}
+
+long sys_sendfile(struct task *t, const uint64_t *a)
+{
+	(void)t;
+	(void)a;
+	return -EINVAL;		/* callers fall back to read/write */
+}
+
+long sys_close(struct task *t, const uint64_t *a)
+{
+	struct fdtable *fdt = t->p->fdt;
+	int fd = a[0];
+
+	if (fd < 0 || fd >= fdt->size || !fdt->ent[fd].f)
+		return -EBADF;
+	file_put(fdt->ent[fd].f);
+	fdt->ent[fd].f = NULL;
+	fdt->ent[fd].cloexec = false;
+	return 0;
+}
+
+long sys_dup(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+
+	if (!f)
+		return -EBADF;
+	return fd_install(t, 0, file_get(f), false);
+}
+
+long sys_dup2(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+
+	if (!f)
+		return -EBADF;
+	if (a[0] == a[1])
+		return a[1];
+	return fd_install_at(t, a[1], file_get(f), false);
+}
+
+long sys_dup3(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+
+	if ((a[2] & ~O_CLOEXEC) || a[0] == a[1])
+		return -EINVAL;
+	if (!f)
+		return -EBADF;
+	return fd_install_at(t, a[1], file_get(f), a[2] & O_CLOEXEC);
+}
+
+static long do_pipe(struct task *t, uint64_t ufds, int flags)
+{
+	struct file *r, *w;
+	int hfd[2], gfd[2];
+
+	if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
+		return -EINVAL;
+	if (pipe2(hfd, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	r = file_new(hfd[0], O_RDONLY | (flags & O_NONBLOCK));
+	w = file_new(hfd[1], O_WRONLY | (flags & O_NONBLOCK));
+	if (!r || !w) {
+		close(hfd[0]);
+		close(hfd[1]);
+		return -ENOMEM;
+	}
+	r->hostnb = w->hostnb = true;
+	gfd[0] = fd_install(t, 0, r, flags & O_CLOEXEC);
+	if (gfd[0] < 0) {
+		file_put(w);
+		return gfd[0];
+	}
+	gfd[1] = fd_install(t, 0, w, flags & O_CLOEXEC);
+	if (gfd[1] < 0) {
+		sys_close(t, (uint64_t[]){ gfd[0] });
+		return gfd[1];
+	}
+	if (copy_to_guest(t, ufds, gfd, sizeof(gfd)) < 0) {
+		sys_close(t, (uint64_t[]){ gfd[0] });
+		sys_close(t, (uint64_t[]){ gfd[1] });
+		return -EFAULT;
+	}
+	return 0;
+}
+
+long sys_pipe(struct task *t, const uint64_t *a)
+{
+	return do_pipe(t, a[0], 0);
+}
+
+long sys_pipe2(struct task *t, const uint64_t *a)
+{
+	return do_pipe(t, a[0], a[1]);
+}
+
+long sys_fcntl(struct task *t, const uint64_t *a)
+{
+	struct fdtable *fdt = t->p->fdt;
+	struct file *f = fd_lookup(t, a[0]);
+	const int setfl = O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME;
+
+	if (!f)
+		return -EBADF;
+	switch (a[1]) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		if (a[2] >= FD_MAX)
+			return -EINVAL;
+		return fd_install(t, a[2], file_get(f), a[1] == F_DUPFD_CLOEXEC);
+	case F_GETFD:
+		return fdt->ent[a[0]].cloexec ? FD_CLOEXEC : 0;
+	case F_SETFD:
+		fdt->ent[a[0]].cloexec = a[2] & FD_CLOEXEC;
+		return 0;
+	case F_GETFL:
+		return f->flags;
+	case F_SETFL:
+		f->flags = (f->flags & ~setfl) | (a[2] & setfl);
+		if (!f->hostnb && f->hostfd > 2) {
+			int hfl = fcntl(f->hostfd, F_GETFL);
+
+			if (hfl >= 0)
+				fcntl(f->hostfd, F_SETFL, (hfl & ~O_APPEND) |
+				      (a[2] & O_APPEND));
+		}
+		return 0;
+	case F_GETLK:
+	case F_SETLK:
+	case F_SETLKW:
+	case F_OFD_GETLK:
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+		return 0;	/* one kernel, no other lock holders that matter */
+	default:
+		return -EINVAL;
+	}
+}
+
+long sys_ioctl(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+	char buf[64];
+	unsigned long cmd = a[1];
+	size_t len;
+	int v;
+
+	if (!f)
+		return -EBADF;
+	switch (cmd) {
+	case TCGETS:
+	case TIOCGWINSZ:
+		len = cmd == TCGETS ? 36 : sizeof(struct winsize);
+		if (ioctl(f->hostfd, cmd, buf) < 0)
+			return -errno;
+		return copy_to_guest(t, a[2], buf, len) < 0 ? -EFAULT : 0;
+	case TCSETS:
+	case TCSETSW:
+	case TCSETSF:
+	case TIOCSWINSZ:
+		len = cmd == TIOCSWINSZ ? sizeof(struct winsize) : 36;
+		if (copy_from_guest(t, buf, a[2], len) < 0)
+			return -EFAULT;
+		return ioctl(f->hostfd, cmd, buf) < 0 ? -errno : 0;
+	case TIOCGPGRP:
+		if (ioctl(f->hostfd, TIOCGPGRP, &v) < 0)
+			return -errno;
+		v = tty_fg_pgrp ? tty_fg_pgrp : init_proc->pgid;
+		return copy_to_guest(t, a[2], &v, 4) < 0 ? -EFAULT : 0;
+	case TIOCSPGRP:
+		if (ioctl(f->hostfd, TIOCGPGRP, &v) < 0)
+			return -errno;
+		if (copy_from_guest(t, &v, a[2], 4) < 0)
+			return -EFAULT;
+		tty_fg_pgrp = v;
+		return 0;
+	case FIONREAD:
+		if (ioctl(f->hostfd, FIONREAD, &v) < 0)
+			return -errno;
+		return copy_to_guest(t, a[2], &v, 4) < 0 ? -EFAULT : 0;
+	case FIONBIO:
+		if (copy_from_guest(t, &v, a[2], 4) < 0)
+			return -EFAULT;
+		f->flags = v ? f->flags | O_NONBLOCK : f->flags & ~O_NONBLOCK;
+		return 0;
+	case FIOCLEX:
+	case FIONCLEX:
+		t->p->fdt->ent[a[0]].cloexec = cmd == FIOCLEX;
+		return 0;
+	default:
+		return -ENOTTY;
+	}
+}
+
+long sys_lseek(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+	off_t r;
+
+	if (!f)
+		return -EBADF;
+	r = lseek(f->hostfd, a[1], a[2]);
+	return r < 0 ? -errno : r;
+}
+
+long sys_getdents64(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+	size_t n = a[2] < 65536 ? a[2] : 65536;
+	char buf[65536];
+	long r;
+
+	if (!f)
+		return -EBADF;
+	r = syscall(SYS_getdents64, f->hostfd, buf, n);
+	if (r < 0)
+		return -errno;
+	return copy_to_guest(t, a[1], buf, r) < 0 ? -EFAULT : r;
+}
+
+long sys_fstat(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+	struct stat st;
+
+	if (!f)
+		return -EBADF;
+	if (fstat(f->hostfd, &st) < 0)
+		return -errno;
+	return copy_to_guest(t, a[1], &st, sizeof(st)) < 0 ? -EFAULT : 0;
+}
+
+long sys_fstatfs(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+	char buf[120];
+
+	if (!f)
+		return -EBADF;
+	if (fstatfs(f->hostfd, (void *)buf) < 0)
+		return -errno;
+	return copy_to_guest(t, a[1], buf, sizeof(buf)) < 0 ? -EFAULT : 0;
+}
+
+/* fd syscalls that need write permission on the guest's files. */
+static long fd_write_op(struct task *t, int fd, struct file **fp)
+{
+	*fp = fd_lookup(t, fd);
+	if (!*fp)
+		return -EBADF;
+	return 0;
+}
+
+long sys_fsync(struct task *t, const uint64_t *a)
+{
+	struct file *f;
+
+	return fd_write_op(t, a[0], &f) ?: (fsync(f->hostfd) < 0 ? -errno : 0);
+}
+
+long sys_fdatasync(struct task *t, const uint64_t *a)
+{
+	return sys_fsync(t, a);
+}
+
+long sys_ftruncate(struct task *t, const uint64_t *a)
+{
+	struct file *f;
+
+	return fd_write_op(t, a[0], &f) ?:
+	       (ftruncate(f->hostfd, a[1]) < 0 ? -errno : 0);
+}
+
+long sys_fchmod(struct task *t, const uint64_t *a)
+{
+	struct file *f;
+
+	if (!opt.rw)
+		return -EROFS;
+	return fd_write_op(t, a[0], &f) ?:
+	       (fchmod(f->hostfd, a[1]) < 0 ? -errno : 0);
+}
+
+long sys_fchown(struct task *t, const uint64_t *a)
+{
+	struct file *f;
+
+	if (!opt.rw)
+		return -EROFS;
+	return fd_write_op(t, a[0], &f) ?:
+	       (fchown(f->hostfd, a[1], a[2]) < 0 ? -errno : 0);
+}
+
+long sys_flock(struct task *t, const uint64_t *a)
+{
+	return fd_lookup(t, a[0]) ? 0 : -EBADF;
+}
+
+long sys_fadvise64(struct task *t, const uint64_t *a)
+{
+	return fd_lookup(t, a[0]) ? 0 : -EBADF;
+}
+
+long sys_fallocate(struct task *t, const uint64_t *a)
+{
+	struct file *f;
+
+	return fd_write_op(t, a[0], &f) ?:
+	       (fallocate(f->hostfd, a[1], a[2], a[3]) < 0 ? -errno : 0);
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fork, vfork, clone (processes and threads), exit and wait.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "umlrun.h"
+
+struct proc *proc_alloc(void);
+
+static void child_regs(struct task *parent, struct task *child, uint64_t flags,
+		       uint64_t stack, uint64_t tls)
+{
+	struct uml_regs *r = uml_thread_regs(child->th);
+
+	*r = *uml_thread_regs(parent->th);
+	r->rax = 0;
+	if (stack)
+		r->rsp = stack;
+	if (flags & CLONE_SETTLS)
+		r->fs_base = tls;
+}
+
+static void clone_tids(struct task *t, struct task *c, uint64_t flags,
+		       uint64_t ptid, uint64_t ctid)
+{
+	uint32_t tid = c->tid;
+
+	if (flags & CLONE_PARENT_SETTID)
+		copy_to_guest(t, ptid, &tid, sizeof(tid));
+	if (flags & CLONE_CHILD_SETTID)
+		copy_to_guest(c, ctid, &tid, sizeof(tid));
+	if (flags & CLONE_CHILD_CLEARTID)
+		c->clear_child_tid = ctid;
+}
+
+static long clone_thread(struct task *t, uint64_t flags, uint64_t stack,
+			 uint64_t ptid, uint64_t ctid, uint64_t tls)
+{
+	struct uml_thread *th;
+	struct task *c;
+	int tid, r;
+
+	if (!(flags & CLONE_VM) || !(flags & CLONE_SIGHAND))
+		return -EINVAL;
+	tid = pid_alloc();
+	if (tid < 0)
+		return tid;
+	r = uml_thread_clone(t->th, UML_CLONE_THREAD, &th, NULL);
+	if (r < 0)
+		return r;
+	c = task_new(t->p, th, tid);
+	if (!c) {
+		uml_thread_destroy(th);
+		return -ENOMEM;
+	}
+	c->sigmask = t->sigmask;
+	child_regs(t, c, flags, stack, tls);
+	clone_tids(t, c, flags, ptid, ctid);
+	sched_enqueue(c);
+	return tid;
+}
+
+static int proc_copy_state(struct proc *p, struct proc *parent,
+			   uint64_t flags)
+{
+	p->mm = mm_copy(parent->mm);
+	if (flags & CLONE_FILES) {
+		p->fdt = parent->fdt;
+		p->fdt->refs++;
+	} else {
+		p->fdt = fdt_copy(parent->fdt);
+	}
+	p->sh = sighand_copy(parent->sh);
+	p->cwdfd = fcntl(parent->cwdfd, F_DUPFD_CLOEXEC, 3);
+	p->exe = strdup(parent->exe);
+	if (!p->mm || !p->fdt || !p->sh || p->cwdfd < 0 || !p->exe)
+		return -ENOMEM;
+	memcpy(p->comm, parent->comm, sizeof(p->comm));
+	p->umask = parent->umask;
+	p->pgid = parent->pgid;
+	p->sid = parent->sid;
+	p->parent = (flags & CLONE_PARENT) ? parent->parent : parent;
+	p->exit_signal = flags & 0xff;
+	return 0;
+}
+
+static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
+			  uint64_t ptid, uint64_t ctid, uint64_t tls)
+{
+	struct uml_thread *th;
+	struct uml_aspace *as;
+	struct proc *p;
+	struct task *c;
+	int r;
+
+	if (nprocs >= opt.max_procs)
+		return -EAGAIN;
+	r = uml_thread_clone(t->th, 0, &th, &as);
+	if (r < 0)
+		return r;
+	p = proc_alloc();
+	if (!p) {
+		uml_aspace_destroy(as);
+		return -EAGAIN;
+	}
+	p->as = as;
+	p->state = PROC_ALIVE;
+	c = task_new(p, th, p->pid);
+	if (!c || proc_copy_state(p, t->p, flags) < 0) {
+		proc_exit_group(p, SIGKILL);
+		proc_reap(p);
+		return -ENOMEM;
+	}
+	c->sigmask = t->sigmask;
+	c->ss_sp = t->ss_sp;
+	c->ss_size = t->ss_size;
+	c->ss_flags = t->ss_flags;
+	child_regs(t, c, flags, stack, tls);
+	clone_tids(t, c, flags, ptid, ctid);
+	sched_enqueue(c);
+	if (flags & CLONE_VFORK) {
+		/* The parent waits until the child execs or exits. */
+		p->vfork_parent = t;
+		t->sys_done = 0;
+		t->w.vfork = true;
+		t->vfork_child = p->pid;
+		return SYS_BLOCK;
+	}
+	return p->pid;
+}
+
+static long do_clone(struct task *t, uint64_t flags, uint64_t stack,
+		     uint64_t ptid, uint64_t ctid, uint64_t tls)
+{
+	if (t->sys_again && t->vfork_child) {
+		long pid = t->vfork_child;
+
+		t->vfork_child = 0;
+		return pid;
+	}
+	if (flags & (CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET |
+		     CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD))
+		return -EINVAL;
+	if (flags & CLONE_THREAD)
+		return clone_thread(t, flags, stack, ptid, ctid, tls);
+	/*
+	 * A vfork child (CLONE_VM without CLONE_THREAD) gets a copy-on-write
+	 * copy instead of the shared memory: same result for a child that
+	 * only execs or exits, as POSIX requires.
+	 */
+	return clone_process(t, flags, stack, ptid, ctid, tls);
+}
+
+long sys_clone(struct task *t, const uint64_t *a)
+{
+	/* x86-64 order: flags, stack, parent_tid, child_tid, tls */
+	return do_clone(t, a[0], a[1], a[2], a[3], a[4]);
+}
+
+long sys_fork(struct task *t, const uint64_t *a)
+{
+	(void)a;
+	return do_clone(t, SIGCHLD, 0, 0, 0, 0);
+}
+
+long sys_vfork(struct task *t, const uint64_t *a)
+{
+	(void)a;
+	return do_clone(t, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0);
+}
+
+long sys_exit(struct task *t, const uint64_t *a)
+{
+	task_exit(t, a[0]);
+	return SYS_NORETURN;
+}
+
+long sys_exit_group(struct task *t, const uint64_t *a)
+{
+	proc_exit_group(t->p, (a[0] & 0xff) << 8);
+	return SYS_NORETURN;
+}
+
+static bool wait_match(struct proc *self, struct proc *c, int idtype, int id)
+{
+	if (c->parent != self)
+		return false;
+	switch (idtype) {
+	case P_PID:
+		return c->pid == id;
+	case P_PGID:
+		return c->pgid == id;
+	default:
+		return true;
+	}
+}
+
+/* Find a matching zombie child; -ECHILD if no child matches at all. */
+static struct proc *wait_find(struct task *t, int idtype, int id, int *err)
+{
+	struct proc *c;
+	bool any = false;
+
+	for (c = procs; c; c = c->next) {
+		if (!wait_match(t->p, c, idtype, id))
+			continue;
+		any = true;
+		if (c->state == PROC_ZOMBIE)
+			return c;
+	}
+	*err = any ? 0 : -ECHILD;
+	return NULL;
+}
+
+long sys_wait4(struct task *t, const uint64_t *a)
+{
+	int pid = a[0], idtype = P_ALL, id = 0, err, st;
+	struct proc *c;
+
+	if (pid > 0) {
+		idtype = P_PID;
+		id = pid;
+	} else if (pid == 0) {
+		idtype = P_PGID;
+		id = t->p->pgid;
+	} else if (pid < -1) {
+		idtype = P_PGID;
+		id = -pid;
+	}
+	c = wait_find(t, idtype, id, &err);
+	if (!c) {
+		if (err)
+			return err;
+		if (a[2] & WNOHANG)
+			return 0;
+		t->w.child = true;
+		return SYS_BLOCK;
+	}
+	st = c->wstatus;
+	if (a[1] && copy_to_guest(t, a[1], &st, sizeof(st)) < 0)
+		return -EFAULT;
+	if (a[3]) {
+		char ru[144] = { 0 };	/* struct rusage */
+
+		copy_to_guest(t, a[3], ru, sizeof(ru));
+	}
+	pid = c->pid;
+	proc_reap(c);
+	return pid;
+}
+
+long sys_waitid(struct task *t, const uint64_t *a)
+{
+	int idtype = a[0], id = a[1], err;
+	int32_t si[32] = { 0 };	/* siginfo_t */
+	struct proc *c;
+
+	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID)
+		return -EINVAL;
+	if (!(a[3] & WEXITED))
+		return -EINVAL;
+	c = wait_find(t, idtype, id, &err);
+	if (!c) {
+		if (err)
+			return err;
+		if (!(a[3] & WNOHANG)) {
+			t->w.child = true;
+			return SYS_BLOCK;
+		}
+	} else {
+		si[0] = SIGCHLD;
+		si[2] = WIFSIGNALED(c->wstatus) ? CLD_KILLED : CLD_EXITED;
+		si[4] = c->pid;
+		si[5] = getuid();
+		si[6] = WIFSIGNALED(c->wstatus) ? WTERMSIG(c->wstatus)
+						: WEXITSTATUS(c->wstatus);
+	}
+	if (a[2] && copy_to_guest(t, a[2], si, sizeof(si)) < 0)
+		return -EFAULT;
+	if (c && !(a[3] & WNOWAIT))
+		proc_reap(c);
+	return 0;
+}

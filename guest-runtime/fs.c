@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Path-based syscalls.  A guest path is resolved to (host dirfd, name):
+ * relative paths against the process's cwd (a host O_PATH fd) or the
+ * guest dirfd; absolute paths against --root.  With a root other than "/",
+ * the parent directory is opened with RESOLVE_IN_ROOT so that ".." and
+ * absolute symlinks on the way stay inside it.  Without --rw the guest
+ * may not change files (device files excepted).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "umlrun.h"
+
+struct hpath {
+	int dirfd;
+	const char *name;
+	int tmpfd;
+	char buf[PATH_MAX];
+};
+
+static void hpath_put(struct hpath *hp)
+{
+	if (hp->tmpfd >= 0)
+		close(hp->tmpfd);
+	hp->tmpfd = -1;
+}
+
+/* /proc/self/exe and /proc/<pid>/exe: the guest's program, not umlrun. */
+static bool proc_exe_path(struct task *t, const char *path)
+{
+	char self[32];
+
+	snprintf(self, sizeof(self), "/proc/%d/exe", t->p->pid);
+	return strcmp(path, "/proc/self/exe") == 0 ||
+	       strcmp(path, "/proc/thread-self/exe") == 0 ||
+	       strcmp(path, self) == 0;
+}
+
+static int resolve_in_root(struct hpath *hp, char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT,
+	};
+	char *slash = strrchr(path, '/');
+	const char *last = slash + 1;
+
+	if (!*last || strcmp(last, ".") == 0 || strcmp(last, "..") == 0) {
+		last = ".";
+		slash = NULL;
+	} else {
+		*slash = 0;
+	}
+	hp->tmpfd = syscall(SYS_openat2, root_fd, *path ? path : "/", &how,
+			    sizeof(how));
+	if (hp->tmpfd < 0)
+		return -errno;
+	hp->dirfd = hp->tmpfd;
+	hp->name = last;
+	return 0;
+}
+
+/* Resolve guest @upath (relative to guest @gdirfd) for a host *at call. */
+static int path_get(struct task *t, int gdirfd, uint64_t upath,
+		    struct hpath *hp)
+{
+	int n = strncpy_from_guest(t, hp->buf, upath, sizeof(hp->buf));
+
+	hp->tmpfd = -1;
+	if (n < 0)
+		return n;
+	if (proc_exe_path(t, hp->buf)) {
+		if (strlen(t->p->exe) >= sizeof(hp->buf))
+			return -ENAMETOOLONG;
+		strcpy(hp->buf, t->p->exe);
+		hp->dirfd = AT_FDCWD;
+		hp->name = hp->buf;
+		return 0;
+	}
+	if (hp->buf[0] == '/') {
+		hp->dirfd = AT_FDCWD;
+		hp->name = hp->buf;
+		return root_is_slash ? 0 : resolve_in_root(hp, hp->buf);
+	}
+	hp->name = hp->buf;
+	if (gdirfd == AT_FDCWD) {
+		hp->dirfd = t->p->cwdfd;
+	} else {
+		struct file *f = fd_lookup(t, gdirfd);
+
+		if (!f)
+			return -EBADF;
+		hp->dirfd = f->hostfd;
+	}
+	return 0;
+}
+
+static int path_host(struct task *t, const char *host, char *out, size_t len)
+{
+	size_t rl = strlen(opt.root);
+
+	(void)t;
+	if (root_is_slash) {
+		snprintf(out, len, "%s", host);
+		return 0;
+	}
+	if (strncmp(host, opt.root, rl) || (host[rl] && host[rl] != '/'))
+		return -ENOENT;	/* outside the guest's root */
+	snprintf(out, len, "%s", host[rl] ? host + rl : "/");
+	return 0;
+}
+
+/* May the guest write to this path?  Only with --rw, or to a device. */
+static int path_may_write(struct hpath *hp)
+{
+	struct stat st;
+
+	if (opt.rw)
+		return 0;
+	if (fstatat(hp->dirfd, hp->name, &st, 0) == 0 && S_ISCHR(st.st_mode))
+		return 0;
+	return -EROFS;
+}
+
+static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
+		    int mode)
+{
+	struct hpath hp;
+	struct file *f;
+	int r, fd;
+
+	r = path_get(t, gdirfd, upath, &hp);
+	if (r < 0)
+		return r;
+	if (((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) &&
+	    (r = path_may_write(&hp)) < 0)
+		goto out;
+	fd = openat(hp.dirfd, hp.name, (flags | O_CLOEXEC) & ~O_NONBLOCK,
+		    mode & ~t->p->umask & 07777);
+	if (fd < 0 && errno == ENXIO)
+		fd = openat(hp.dirfd, hp.name, flags | O_CLOEXEC, mode);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	f = file_new(fd, flags);
+	if (!f) {
+		close(fd);
+		r = -ENOMEM;
+		goto out;
+	}
+	r = fd_install(t, 0, f, flags & O_CLOEXEC);
+out:
+	hpath_put(&hp);
+	return r;
+}
+
+long sys_open(struct task *t, const uint64_t *a)
+{
+	return do_open(t, AT_FDCWD, a[0], a[1], a[2]);
+}
+
+long sys_openat(struct task *t, const uint64_t *a)
+{
+	return do_open(t, a[0], a[1], a[2], a[3]);
+}
+
+long sys_creat(struct task *t, const uint64_t *a)
+{
+	return do_open(t, AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC, a[1]);
+}
+
+static long do_stat(struct task *t, int gdirfd, uint64_t upath, uint64_t ubuf,
+		    int flags)
+{
+	struct hpath hp;
+	struct stat st;
+	int r;
+
+	r = path_get(t, gdirfd, upath, &hp);
+	if (r < 0)
+		return r;
+	if (fstatat(hp.dirfd, hp.name, &st, flags) < 0)
+		r = -errno;
+	else if (copy_to_guest(t, ubuf, &st, sizeof(st)) < 0)
+		r = -EFAULT;
+	hpath_put(&hp);
+	return r;
+}
+
+long sys_stat(struct task *t, const uint64_t *a)
+{
+	return do_stat(t, AT_FDCWD, a[0], a[1], 0);
+}
+
+long sys_lstat(struct task *t, const uint64_t *a)
+{
+	return do_stat(t, AT_FDCWD, a[0], a[1], AT_SYMLINK_NOFOLLOW);
+}
+
+long sys_newfstatat(struct task *t, const uint64_t *a)
+{
+	return do_stat(t, a[0], a[1], a[2], a[3]);
+}
+
+long sys_statx(struct task *t, const uint64_t *a)
+{
+	struct hpath hp;
+	struct statx stx;
+	int r;
+
+	r = path_get(t, a[0], a[1], &hp);
+	if (r < 0)
+		return r;
+	if (statx(hp.dirfd, hp.name, a[2], a[3], &stx) < 0)
+		r = -errno;
+	else if (copy_to_guest(t, a[4], &stx, sizeof(stx)) < 0)
+		r = -EFAULT;
+	hpath_put(&hp);
+	return r;
+}
+
+static long do_access(struct task *t, int gdirfd, uint64_t upath, int mode,
+		      int flags)
+{
+	struct hpath hp;
+	int r;
+
+	r = path_get(t, gdirfd, upath, &hp);
+	if (r < 0)
+		return r;
+	if (faccessat(hp.dirfd, hp.name, mode, flags) < 0)
+		r = -errno;
+	else if ((mode & W_OK) && path_may_write(&hp) < 0)
+		r = -EROFS;
+	hpath_put(&hp);
+	return r;
+}
+
+long sys_access(struct task *t, const uint64_t *a)
+{
+	return do_access(t, AT_FDCWD, a[0], a[1], 0);
+}
+
+long sys_faccessat(struct task *t, const uint64_t *a)
+{
+	return do_access(t, a[0], a[1], a[2], 0);
+}
+
+long sys_faccessat2(struct task *t, const uint64_t *a)
+{
+	return do_access(t, a[0], a[1], a[2], a[3]);
+}
+
+static long do_readlink(struct task *t, int gdirfd, uint64_t upath,
+			uint64_t ubuf, size_t len)
+{
+	char out[PATH_MAX], path[PATH_MAX];
+	struct hpath hp;
+	ssize_t n;
+	int r;
+
+	r = strncpy_from_guest(t, path, upath, sizeof(path));
+	if (r < 0)
+		return r;
+	if (proc_exe_path(t, path)) {
+		r = path_host(t, t->p->exe, out, sizeof(out));
+		if (r < 0)
+			return r;
+		n = strlen(out);
+	} else {
+		r = path_get(t, gdirfd, upath, &hp);
+		if (r < 0)
+			return r;
+		n = readlinkat(hp.dirfd, hp.name, out, sizeof(out));
+		r = n < 0 ? -errno : 0;
+		hpath_put(&hp);
+		if (r < 0)
+			return r;
+	}
+	if ((size_t)n > len)
+		n = len;
+	return copy_to_guest(t, ubuf, out, n) < 0 ? -EFAULT : n;
+}
+
+long sys_readlink(struct task *t, const uint64_t *a)
+{
+	return do_readlink(t, AT_FDCWD, a[0], a[1], a[2]);
+}
+
+long sys_readlinkat(struct task *t, const uint64_t *a)
+{
+	return do_readlink(t, a[0], a[1], a[2], a[3]);
+}
+
+/* A one-path modifying operation. */
+enum path_op { OP_MKDIR, OP_UNLINK, OP_RMDIR, OP_CHMOD, OP_CHOWN, OP_TRUNC,
+	       OP_UTIME };
+
+static long path_modify(struct task *t, int gdirfd, uint64_t upath,
+			enum path_op op, const uint64_t *v)
+{
+	struct timespec ts[2];
+	struct hpath hp;
+	int r;
+
+	r = path_get(t, gdirfd, upath, &hp);
+	if (r < 0)
+		return r;
+	if (!opt.rw) {
+		hpath_put(&hp);
+		return -EROFS;
+	}
+	switch (op) {
+	case OP_MKDIR:
+		r = mkdirat(hp.dirfd, hp.name, v[0] & ~t->p->umask & 07777);
+		break;
+	case OP_UNLINK:
+		r = unlinkat(hp.dirfd, hp.name, v[0]);
+		break;
+	case OP_RMDIR:
+		r = unlinkat(hp.dirfd, hp.name, AT_REMOVEDIR);
+		break;
+	case OP_CHMOD:
+		r = fchmodat(hp.dirfd, hp.name, v[0], 0);
+		break;
+	case OP_CHOWN:
+		r = fchownat(hp.dirfd, hp.name, v[0], v[1], v[2]);
+		break;
+	case OP_TRUNC:
+		r = openat(hp.dirfd, hp.name, O_WRONLY | O_CLOEXEC);
+		r = r < 0 ? r : (ftruncate(r, v[0]) < 0 ? (close(r), -1) : close(r));
+		break;
+	case OP_UTIME:
+		if (v[0] && copy_from_guest(t, ts, v[0], sizeof(ts)) < 0) {
+			errno = EFAULT;
+			r = -1;
+			break;
+		}
+		r = syscall(SYS_utimensat, hp.dirfd, hp.name,
+			    v[0] ? ts : NULL, v[1]);
+		break;
+	}
+	r = r < 0 ? -errno : 0;
+	hpath_put(&hp);
+	return r;
+}
+
+long sys_mkdir(struct task *t, const uint64_t *a)
+{
+	return path_modify(t, AT_FDCWD, a[0], OP_MKDIR, a + 1);
+}
+
+long sys_mkdirat(struct task *t, const uint64_t *a)
+{
+	return path_modify(t, a[0], a[1], OP_MKDIR, a + 2);
+}
+
+long sys_unlink(struct task *t, const uint64_t *a)
+{
+	static const uint64_t zero[1];
+
+	return path_modify(t, AT_FDCWD, a[0], OP_UNLINK, zero);
+}
+
+long sys_unlinkat(struct task *t, const uint64_t *a)
+{
+	return path_modify(t, a[0], a[1], OP_UNLINK, a + 2);
+}
+
+long sys_rmdir(struct task *t, const uint64_t *a)
+{
+	return path_modify(t, AT_FDCWD, a[0], OP_RMDIR, a + 1);
+}
+
+long sys_chmod(struct task *t, const uint64_t *a)
+{
+	return path_modify(t, AT_FDCWD, a[0], OP_CHMOD, a + 1);
+}
+
+long sys_fchmodat(struct task *t, const uint64_t *a)
+{
+	return path_modify(t, a[0], a[1], OP_CHMOD, a + 2);
+}
+
+long sys_chown(struct task *t, const uint64_t *a)
+{
+	uint64_t v[3] = { a[1], a[2], 0 };
+
+	return path_modify(t, AT_FDCWD, a[0], OP_CHOWN, v);
+}
+
+long sys_lchown(struct task *t, const uint64_t *a)
+{
+	uint64_t v[3] = { a[1], a[2], AT_SYMLINK_NOFOLLOW };
+
+	return path_modify(t, AT_FDCWD, a[0], OP_CHOWN, v);
+}
+
+long sys_fchownat(struct task *t, const uint64_t *a)
+{
+	return path_modify(t, a[0], a[1], OP_CHOWN, a + 2);
+}
+
+long sys_truncate(struct task *t, const uint64_t *a)
+{
+	return path_modify(t, AT_FDCWD, a[0], OP_TRUNC, a + 1);
+}
+
+long sys_utimensat(struct task *t, const uint64_t *a)
+{
+	struct file *f;
+
+	if (a[1])
+		return path_modify(t, a[0], a[1], OP_UTIME, a + 2);
+	/* futimens(fd): no path. */
+	if (!opt.rw)
+		return -EROFS;
+	f = fd_lookup(t, a[0]);
+	if (!f)
+		return -EBADF;
+	return futimens(f->hostfd, NULL) < 0 ? -errno : 0;
+}
+
+/* Two-path operations: rename, link, symlink. */
+enum path2_op { OP_RENAME, OP_LINK, OP_SYMLINK };
+
+static long path2_modify(struct task *t, int d1, uint64_t p1, int d2,
+			 uint64_t p2, enum path2_op op, int flags)
+{
+	struct hpath a, b;
+	int r;
+
+	if (!opt.rw)
+		return -EROFS;
+	if (op == OP_SYMLINK) {
+		a.tmpfd = -1;
+		r = strncpy_from_guest(t, a.buf, p1, sizeof(a.buf));
+	} else {
+		r = path_get(t, d1, p1, &a);
+	}
+	if (r < 0)
+		return r;
+	r = path_get(t, d2, p2, &b);
+	if (r < 0) {
+		hpath_put(&a);
+		return r;
+	}
+	if (op == OP_RENAME)
+		r = renameat2(a.dirfd, a.name, b.dirfd, b.name, flags);
+	else if (op == OP_LINK)
+		r = linkat(a.dirfd, a.name, b.dirfd, b.name, flags);
+	else
+		r = symlinkat(a.buf, b.dirfd, b.name);
+	r = r < 0 ? -errno : 0;
+	hpath_put(&a);
+	hpath_put(&b);
+	return r;
+}
+
+long sys_rename(struct task *t, const uint64_t *a)
+{
+	return path2_modify(t, AT_FDCWD, a[0], AT_FDCWD, a[1], OP_RENAME, 0);
+}
+
+long sys_renameat(struct task *t, const uint64_t *a)
+{
+	return path2_modify(t, a[0], a[1], a[2], a[3], OP_RENAME, 0);
+}
+
+long sys_renameat2(struct task *t, const uint64_t *a)
+{
+	return path2_modify(t, a[0], a[1], a[2], a[3], OP_RENAME, a[4]);
+}
+
+long sys_link(struct task *t, const uint64_t *a)
+{
+	return path2_modify(t, AT_FDCWD, a[0], AT_FDCWD, a[1], OP_LINK, 0);
+}
+
+long sys_linkat(struct task *t, const uint64_t *a)
+{
+	return path2_modify(t, a[0], a[1], a[2], a[3], OP_LINK, a[4]);
+}
+
+long sys_symlink(struct task *t, const uint64_t *a)
+{
+	return path2_modify(t, AT_FDCWD, a[0], AT_FDCWD, a[1], OP_SYMLINK, 0);
+}
+
+long sys_symlinkat(struct task *t, const uint64_t *a)
+{
+	return path2_modify(t, AT_FDCWD, a[0], a[1], a[2], OP_SYMLINK, 0);
+}
+
+long sys_statfs(struct task *t, const uint64_t *a)
+{
+	struct hpath hp;
+	struct statfs sf;
+	int r, fd;
+
+	r = path_get(t, AT_FDCWD, a[0], &hp);
+	if (r < 0)
+		return r;
+	fd = openat(hp.dirfd, hp.name, O_PATH | O_CLOEXEC);
+	if (fd < 0 || fstatfs(fd, &sf) < 0)
+		r = -errno;
+	else if (copy_to_guest(t, a[1], &sf, sizeof(sf)) < 0)
+		r = -EFAULT;
+	if (fd >= 0)
+		close(fd);
+	hpath_put(&hp);
+	return r;
+}
+
+static long set_cwd(struct task *t, int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (t->p->cwdfd >= 0)
+		close(t->p->cwdfd);
+	t->p->cwdfd = fd;
+	return 0;
+}
+
+long sys_chdir(struct task *t, const uint64_t *a)
+{
+	struct hpath hp;
+	int r;
+
+	r = path_get(t, AT_FDCWD, a[0], &hp);
+	if (r < 0)
+		return r;
+	r = set_cwd(t, hp.dirfd, hp.name);
+	hpath_put(&hp);
+	return r;
+}
+
+long sys_fchdir(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]);
+
+	if (!f)
+		return -EBADF;
+	return set_cwd(t, f->hostfd, ".");
+}
+
+long sys_getcwd(struct task *t, const uint64_t *a)
+{
+	char link[64], host[PATH_MAX], out[PATH_MAX];
+	ssize_t n;
+	size_t len;
+	int r;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", t->p->cwdfd);
+	n = readlink(link, host, sizeof(host) - 1);
+	if (n < 0)
+		return -errno;
+	host[n] = 0;
+	r = path_host(t, host, out, sizeof(out));
+	if (r < 0)
+		return r;
+	len = strlen(out) + 1;
+	if (len > a[1])
+		return -ERANGE;
+	return copy_to_guest(t, a[0], out, len) < 0 ? -EFAULT : (long)len;
+}
+
+long sys_umask(struct task *t, const uint64_t *a)
+{
+	int old = t->p->umask;
+
+	t->p->umask = a[0] & 0777;
+	return old;
+}
+
+/* For execve: open a guest path for execution. */
+int exec_open(struct task *t, int dirfd, const char *path, int *fdp,
+	      char **hostpath)
+{
+	struct hpath hp;
+	char link[64], host[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd, r = 0;
+
+	(void)dirfd;
+	if (strlen(path) >= sizeof(hp.buf))
+		return -ENAMETOOLONG;
+	hp.tmpfd = -1;
+	if (proc_exe_path(t, path)) {
+		strcpy(hp.buf, t->p->exe);
+		hp.dirfd = AT_FDCWD;
+		hp.name = hp.buf;
+	} else {
+		strcpy(hp.buf, path);
+		hp.name = hp.buf;
+		hp.dirfd = t->p->cwdfd;
+		if (path[0] == '/' && !root_is_slash)
+			r = resolve_in_root(&hp, hp.buf);
+	}
+	if (r < 0)
+		return r;
+	fd = openat(hp.dirfd, hp.name, O_RDONLY | O_CLOEXEC);
+	r = fd < 0 ? -errno : 0;
+	hpath_put(&hp);
+	if (r < 0)
+		return r;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    faccessat(fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS) < 0) {
+		close(fd);
+		return -EACCES;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, host, sizeof(host) - 1);
+	host[n < 0 ? 0 : n] = 0;
+	*hostpath = strdup(host);
+	*fdp = fd;
+	return 0;
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * umlrun: run a static x86-64 Linux program as guest pid 1 of a small
+ * user-mode kernel built on libuml.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "umlrun.h"
+
+struct options opt = { .root = "/", .max_procs = 256 };
+struct uml_host *host;
+int root_fd = -1;
+bool root_is_slash = true;
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("umlrun: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(125);
+}
+
+void warnx_(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("umlrun: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"usage: umlrun [--backend=skas|ptrace|auto] [--root=DIR] [--rw]\n"
+		"              [--strace] [--stats] [--max-procs=N] [--]\n"
+		"              PROGRAM [ARGS...]\n"
+		"       umlrun --list-syscalls\n");
+	exit(status);
+}
+
+static int parse_options(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *s = argv[i];
+
+		if (strcmp(s, "--") == 0)
+			return i + 1;
+		if (s[0] != '-' || s[1] != '-')
+			return i;
+		if (strncmp(s, "--backend=", 10) == 0) {
+			if (uml_backend_parse(s + 10, &opt.backend) < 0)
+				die("unknown backend '%s'", s + 10);
+		} else if (strncmp(s, "--root=", 7) == 0) {
+			opt.root = s + 7;
+		} else if (strcmp(s, "--rw") == 0) {
+			opt.rw = true;
+		} else if (strcmp(s, "--strace") == 0) {
+			opt.strace = true;
+		} else if (strcmp(s, "--stats") == 0) {
+			opt.stats = true;
+		} else if (strncmp(s, "--max-procs=", 12) == 0) {
+			opt.max_procs = atoi(s + 12);
+			if (opt.max_procs < 1)
+				die("bad --max-procs");
+		} else if (strcmp(s, "--list-syscalls") == 0) {
+			syscall_list();
+			exit(0);
+		} else if (strcmp(s, "--help") == 0) {
+			usage(0);
+		} else {
+			fprintf(stderr, "umlrun: unknown option '%s'\n", s);
+			usage(125);
+		}
+	}
+	return i;
+}
+
+static void setup_root(void)
+{
+	char real[4096];
+
+	if (!realpath(opt.root, real))
+		die("--root=%s: %s", opt.root, strerror(errno));
+	root_is_slash = strcmp(real, "/") == 0;
+	opt.root = strdup(real);
+	root_fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0)
+		die("--root=%s: %s", real, strerror(errno));
+}
+
+static void setup_host_limits(void)
+{
+	struct rlimit rl;
+
+	/* Guest fds are host fds of the runtime: allow many. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* A guest writing to a closed pipe gets SIGPIPE from us, not the host. */
+	signal(SIGPIPE, SIG_IGN);
+	/* The guest's umask is applied by the runtime. */
+	umask(0);
+}
+
+/* Map the host's exec errors to a shell's exit statuses. */
+static int start_status(int err)
+{
+	if (err == -ENOENT || err == -ENOTDIR)
+		return 127;
+	return 126;
+}
+
+extern int proc_start_init(const char *path, int argc, char **argv,
+			   char **envp);
+
+int main(int argc, char **argv)
+{
+	extern char **environ;
+	int first, r;
+
+	first = parse_options(argc, argv);
+	if (first >= argc)
+		usage(125);
+	setup_root();
+	setup_host_limits();
+
+	r = uml_host_open(&host, opt.backend);
+	if (r < 0)
+		die("cannot open backend '%s': %s",
+		    uml_backend_name(opt.backend), strerror(-r));
+
+	r = proc_start_init(argv[first], argc - first, argv + first, environ);
+	if (r < 0)
+		return start_status(r);
+	r = sched_loop();
+	if (opt.stats)
+		stats_print();
+	uml_host_close(host);
+	return r;
+}

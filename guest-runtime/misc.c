@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Identity, time, sleeping, poll/select, futex and other small syscalls.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/sysinfo.h>
+#include <sys/time.h>
+#include <sys/times.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "umlrun.h"
+
+#define ARCH_SET_GS	0x1001
+#define ARCH_SET_FS	0x1002
+#define ARCH_GET_FS	0x1003
+#define ARCH_GET_GS	0x1004
+
+long sys_getpid(struct task *t, const uint64_t *a)
+{
+	(void)a;
+	return t->p->pid;
+}
+
+long sys_gettid(struct task *t, const uint64_t *a)
+{
+	(void)a;
+	return t->tid;
+}
+
+long sys_getppid(struct task *t, const uint64_t *a)
+{
+	(void)a;
+	return t->p->parent ? t->p->parent->pid : 0;
+}
+
+long sys_getuid(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return getuid();
+}
+
+long sys_geteuid(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return geteuid();
+}
+
+long sys_getgid(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return getgid();
+}
+
+long sys_getegid(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return getegid();
+}
+
+/* One user: "changing" to the ids one already has succeeds. */
+static long same_id(uint64_t want, unsigned int have)
+{
+	return (uint32_t)want == (uint32_t)-1 || want == have ? 0 : -EPERM;
+}
+
+long sys_setuid(struct task *t, const uint64_t *a)
+{
+	(void)t;
+	return same_id(a[0], getuid());
+}
+
+long sys_setgid(struct task *t, const uint64_t *a)
+{
+	(void)t;
+	return same_id(a[0], getgid());
+}
+
+long sys_setresuid(struct task *t, const uint64_t *a)
+{
+	(void)t;
+	return same_id(a[0], getuid()) ?: same_id(a[1], getuid()) ?:
+	       same_id(a[2], getuid());
+}
+
+long sys_setresgid(struct task *t, const uint64_t *a)
+{
+	(void)t;
+	return same_id(a[0], getgid()) ?: same_id(a[1], getgid()) ?:
+	       same_id(a[2], getgid());
+}
+
+static long put3(struct task *t, const uint64_t *a, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (copy_to_guest(t, a[i], &v, 4) < 0)
+			return -EFAULT;
+	return 0;
+}
+
+long sys_getresuid(struct task *t, const uint64_t *a)
+{
+	return put3(t, a, getuid());
+}
+
+long sys_getresgid(struct task *t, const uint64_t *a)
+{
+	return put3(t, a, getgid());
+}
+
+long sys_getgroups(struct task *t, const uint64_t *a)
+{
+	gid_t g[256];
+	int n = getgroups(256, g);
+
+	if (n < 0)
+		return -errno;
+	if (a[0] == 0)
+		return n;
+	if ((int)a[0] < n)
+		return -EINVAL;
+	return copy_to_guest(t, a[1], g, n * sizeof(gid_t)) < 0 ? -EFAULT : n;
+}
+
+long sys_setgroups(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return -EPERM;
+}
+
+long sys_setpgid(struct task *t, const uint64_t *a)
+{
+	struct proc *p = a[0] ? proc_by_pid(a[0]) : t->p;
+	int pgid = a[1] ? (int)a[1] : (p ? p->pid : 0);
+
+	if ((int)a[1] < 0)
+		return -EINVAL;
+	if (!p || (p != t->p && p->parent != t->p))
+		return -ESRCH;
+	if (p->sid != t->p->sid || p->pid == p->sid)
+		return -EPERM;
+	p->pgid = pgid;
+	return 0;
+}
+
+long sys_getpgid(struct task *t, const uint64_t *a)
+{
+	struct proc *p = a[0] ? proc_by_pid(a[0]) : t->p;
+
+	return p ? p->pgid : -ESRCH;
+}
+
+long sys_getpgrp(struct task *t, const uint64_t *a)
+{
+	(void)a;
+	return t->p->pgid;
+}
+
+long sys_setsid(struct task *t, const uint64_t *a)
+{
+	struct proc *q;
+
+	(void)a;
+	for (q = procs; q; q = q->next)
+		if (q->pgid == t->p->pid)
+			return -EPERM;
+	t->p->sid = t->p->pgid = t->p->pid;
+	return t->p->pid;
+}
+
+long sys_getsid(struct task *t, const uint64_t *a)
+{
+	struct proc *p = a[0] ? proc_by_pid(a[0]) : t->p;
+
+	return p ? p->sid : -ESRCH;
+}
+
+long sys_uname(struct task *t, const uint64_t *a)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		return -errno;
+	return copy_to_guest(t, a[0], &u, sizeof(u)) < 0 ? -EFAULT : 0;
+}
+
+long sys_sysinfo(struct task *t, const uint64_t *a)
+{
+	struct sysinfo si;
+
+	if (sysinfo(&si) < 0)
+		return -errno;
+	si.procs = nprocs;
+	return copy_to_guest(t, a[0], &si, sizeof(si)) < 0 ? -EFAULT : 0;
+}
+
+long sys_times(struct task *t, const uint64_t *a)
+{
+	struct tms tm = { 0 };
+	clock_t now = times(NULL);
+
+	if (a[0] && copy_to_guest(t, a[0], &tm, sizeof(tm)) < 0)
+		return -EFAULT;
+	return now;
+}
+
+long sys_getrusage(struct task *t, const uint64_t *a)
+{
+	struct rusage ru = { 0 };
+
+	return copy_to_guest(t, a[1], &ru, sizeof(ru)) < 0 ? -EFAULT : 0;
+}
+
+static void guest_rlimit(int res, struct rlimit *rl)
+{
+	if (getrlimit(res, rl) < 0)
+		rl->rlim_cur = rl->rlim_max = RLIM_INFINITY;
+	if (res == RLIMIT_NOFILE)
+		rl->rlim_cur = rl->rlim_max = 1024;
+	if (res == RLIMIT_NPROC)
+		rl->rlim_cur = rl->rlim_max = opt.max_procs;
+}
+
+long sys_prlimit64(struct task *t, const uint64_t *a)
+{
+	struct rlimit rl;
+
+	if (a[0] && (int)a[0] != t->p->pid)
+		return proc_by_pid(a[0]) ? -EPERM : -ESRCH;
+	if (a[1] >= RLIM_NLIMITS)
+		return -EINVAL;
+	guest_rlimit(a[1], &rl);
+	if (a[3] && copy_to_guest(t, a[3], &rl, sizeof(rl)) < 0)
+		return -EFAULT;
+	return 0;	/* new limits are accepted and not enforced */
+}
+
+long sys_getrlimit(struct task *t, const uint64_t *a)
+{
+	uint64_t b[4] = { 0, a[0], 0, a[1] };
+
+	return sys_prlimit64(t, b);
+}
+
+long sys_setrlimit(struct task *t, const uint64_t *a)
+{
+	(void)t;
+	return a[0] < RLIM_NLIMITS ? 0 : -EINVAL;
+}
+
+long sys_getrandom(struct task *t, const uint64_t *a)
+{
+	char buf[256];
+	size_t n = a[1] < sizeof(buf) ? a[1] : sizeof(buf);
+	ssize_t r = getrandom(buf, n, a[2] & (GRND_NONBLOCK | GRND_RANDOM));
+
+	if (r < 0)
+		return -errno;
+	return copy_to_guest(t, a[0], buf, r) < 0 ? -EFAULT : r;
+}
+
+long sys_sched_yield(struct task *t, const uint64_t *a)
+{
+	(void)a;
+	t->yield = true;
+	return 0;
+}
+
+long sys_sched_getaffinity(struct task *t, const uint64_t *a)
+{
+	uint64_t mask = 1;
+
+	if (a[1] < sizeof(mask))
+		return -EINVAL;
+	return copy_to_guest(t, a[2], &mask, sizeof(mask)) < 0 ? -EFAULT
+							       : (long)sizeof(mask);
+}
+
+long sys_sched_setaffinity(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return 0;
+}
+
+long sys_arch_prctl(struct task *t, const uint64_t *a)
+{
+	struct uml_regs *r = uml_thread_regs(t->th);
+
+	switch (a[0]) {
+	case ARCH_SET_FS:
+		r->fs_base = a[1];
+		return 0;
+	case ARCH_SET_GS:
+		r->gs_base = a[1];
+		return 0;
+	case ARCH_GET_FS:
+		return copy_to_guest(t, a[1], &r->fs_base, 8) < 0 ? -EFAULT : 0;
+	case ARCH_GET_GS:
+		return copy_to_guest(t, a[1], &r->gs_base, 8) < 0 ? -EFAULT : 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+long sys_set_tid_address(struct task *t, const uint64_t *a)
+{
+	t->clear_child_tid = a[0];
+	return t->tid;
+}
+
+long sys_set_robust_list(struct task *t, const uint64_t *a)
+{
+	(void)t;
+	return a[1] == 24 ? 0 : -EINVAL;
+}
+
+long sys_rseq(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return -ENOSYS;		/* libc then runs without rseq */
+}
+
+long sys_prctl(struct task *t, const uint64_t *a)
+{
+	char name[16];
+
+	switch (a[0]) {
+	case PR_SET_NAME:
+		if (strncpy_from_guest(t, name, a[1], sizeof(name)) == -EFAULT)
+			return -EFAULT;
+		name[15] = 0;
+		memcpy(t->p->comm, name, sizeof(name));
+		return 0;
+	case PR_GET_NAME:
+		return copy_to_guest(t, a[1], t->p->comm, 16) < 0 ? -EFAULT : 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* ---- time ---- */
+
+long sys_clock_gettime(struct task *t, const uint64_t *a)
+{
+	struct timespec ts;
+
+	if (clock_gettime(a[0], &ts) < 0)
+		return -errno;
+	return copy_to_guest(t, a[1], &ts, sizeof(ts)) < 0 ? -EFAULT : 0;
+}
+
+long sys_clock_getres(struct task *t, const uint64_t *a)
+{
+	struct timespec ts;
+
+	if (clock_getres(a[0], &ts) < 0)
+		return -errno;
+	if (a[1] && copy_to_guest(t, a[1], &ts, sizeof(ts)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+long sys_gettimeofday(struct task *t, const uint64_t *a)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	if (a[0] && copy_to_guest(t, a[0], &tv, sizeof(tv)) < 0)
+		return -EFAULT;
+	if (a[1]) {
+		uint32_t tz[2] = { 0, 0 };
+
+		if (copy_to_guest(t, a[1], tz, sizeof(tz)) < 0)
+			return -EFAULT;
+	}
+	return 0;
+}
+
+long sys_time(struct task *t, const uint64_t *a)
+{
+	int64_t now = time(NULL);
+
+	if (a[0] && copy_to_guest(t, a[0], &now, 8) < 0)
+		return -EFAULT;
+	return now;
+}
+
+static int64_t ts_ns(const struct timespec *ts)
+{
+	return ts->tv_sec * 1000000000LL + ts->tv_nsec;
+}
+
+/* Sleep until t->sys_deadline (CLOCK_MONOTONIC ns). */
+static long sleep_until(struct task *t, uint64_t urem)
+{
+	int64_t left = t->sys_deadline - now_ns();
+
+	if (left <= 0)
+		return 0;
+	if (t->sys_again && sig_pending_for(t) && urem) {
+		struct timespec rem = { left / 1000000000, left % 1000000000 };
+
+		copy_to_guest(t, urem, &rem, sizeof(rem));
+	}
+	return block_until(t, t->sys_deadline);
+}
+
+long sys_nanosleep(struct task *t, const uint64_t *a)
+{
+	struct timespec ts;
+
+	if (!t->sys_again) {
+		if (copy_from_guest(t, &ts, a[0], sizeof(ts)) < 0)
+			return -EFAULT;
+		if (ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000 || ts.tv_sec < 0)
+			return -EINVAL;
+		t->sys_deadline = now_ns() + ts_ns(&ts);
+	}
+	return sleep_until(t, a[1]);
+}
+
+long sys_clock_nanosleep(struct task *t, const uint64_t *a)
+{
+	struct timespec ts, now;
+
+	if (!t->sys_again) {
+		if (copy_from_guest(t, &ts, a[2], sizeof(ts)) < 0)
+			return -EFAULT;
+		if (ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000 || ts.tv_sec < 0)
+			return -EINVAL;
+		if (clock_gettime(a[0], &now) < 0)
+			return -EINVAL;
+		t->sys_deadline = now_ns() + ts_ns(&ts);
+		if (a[1] & TIMER_ABSTIME)
+			t->sys_deadline -= ts_ns(&now);
+	}
+	return sleep_until(t, (a[1] & TIMER_ABSTIME) ? 0 : a[3]);
+}
+
+long sys_alarm(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return -ENOSYS;
+}
+
+/* ---- poll and select ---- */
+
+/* Map guest pollfds to host ones; poll once; block if nothing is ready. */
+static long do_poll(struct task *t, struct pollfd *g, int n, int64_t deadline)
+{
+	struct pollfd *h = calloc(n + 1, sizeof(*h));
+	int i, ready;
+
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct file *f = g[i].fd >= 0 ? fd_lookup(t, g[i].fd) : NULL;
+
+		h[i].fd = f ? f->hostfd : -1;
+		h[i].events = g[i].events;
+	}
+	ready = poll(h, n, 0);
+	for (i = 0; i < n; i++) {
+		g[i].revents = h[i].revents;
+		if (g[i].fd >= 0 && !fd_lookup(t, g[i].fd))
+			g[i].revents = POLLNVAL;
+	}
+	for (i = 0, ready = 0; i < n; i++)
+		ready += g[i].revents != 0;
+	if (ready || (deadline && deadline <= now_ns())) {
+		free(h);
+		return ready;
+	}
+	for (i = 0; i < n; i++)
+		if (h[i].fd >= 0)
+			block_on_fd(t, h[i].fd, h[i].events | POLLHUP | POLLERR);
+	free(h);
+	return deadline ? block_until(t, deadline) : SYS_BLOCK;
+}
+
+long sys_poll(struct task *t, const uint64_t *a)
+{
+	int n = a[1];
+	struct pollfd *g;
+	long r;
+
+	if (n < 0 || n > 1024)
+		return -EINVAL;
+	if (!t->sys_again)
+		t->sys_deadline = (int)a[2] < 0 ? 0 : now_ns() + (int64_t)(int)a[2] * 1000000 + 1;
+	g = calloc(n + 1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	r = copy_from_guest(t, g, a[0], n * sizeof(*g));
+	if (r == 0)
+		r = do_poll(t, g, n, t->sys_deadline);
+	if (r >= 0 && copy_to_guest(t, a[0], g, n * sizeof(*g)) < 0)
+		r = -EFAULT;
+	free(g);
+	return r;
+}
+
+long sys_ppoll(struct task *t, const uint64_t *a)
+{
+	struct timespec ts;
+	uint64_t b[3] = { a[0], a[1], (uint64_t)-1 };
+
+	if (!t->sys_again && a[2]) {
+		if (copy_from_guest(t, &ts, a[2], sizeof(ts)) < 0)
+			return -EFAULT;
+		b[2] = ts_ns(&ts) / 1000000;
+	}
+	return sys_poll(t, b);
+}
+
+static long do_select(struct task *t, int nfds, const uint64_t *u,
+		      int64_t timeout_ns)
+{
+	fd_set sets[3];
+	struct pollfd g[FD_SETSIZE];
+	int i, k, n = 0;
+	long r;
+
+	if (nfds < 0 || nfds > FD_SETSIZE)
+		return -EINVAL;
+	if (!t->sys_again)
+		t->sys_deadline = timeout_ns < 0 ? 0 : now_ns() + timeout_ns + 1;
+	for (k = 0; k < 3; k++) {
+		FD_ZERO(&sets[k]);
+		if (u[k] && copy_from_guest(t, &sets[k], u[k], (nfds + 7) / 8) < 0)
+			return -EFAULT;
+	}
+	for (i = 0; i < nfds; i++) {
+		short ev = (FD_ISSET(i, &sets[0]) ? POLLIN : 0) |
+			   (FD_ISSET(i, &sets[1]) ? POLLOUT : 0) |
+			   (FD_ISSET(i, &sets[2]) ? POLLPRI : 0);
+
+		if (!ev)
+			continue;
+		if (!fd_lookup(t, i))
+			return -EBADF;
+		g[n].fd = i;
+		g[n++].events = ev;
+	}
+	r = do_poll(t, g, n, t->sys_deadline);
+	if (r < 0)
+		return r;
+	for (k = 0; k < 3; k++)
+		FD_ZERO(&sets[k]);
+	for (i = 0, r = 0; i < n; i++) {
+		short re = g[i].revents;
+
+		if ((g[i].events & POLLIN) && (re & (POLLIN | POLLHUP | POLLERR)))
+			FD_SET(g[i].fd, &sets[0]), r++;
+		if ((g[i].events & POLLOUT) && (re & (POLLOUT | POLLERR)))
+			FD_SET(g[i].fd, &sets[1]), r++;
+		if ((g[i].events & POLLPRI) && (re & POLLPRI))
+			FD_SET(g[i].fd, &sets[2]), r++;
+	}
+	for (k = 0; k < 3; k++)
+		if (u[k] && copy_to_guest(t, u[k], &sets[k], (nfds + 7) / 8) < 0)
+			return -EFAULT;
+	return r;
+}
+
+long sys_select(struct task *t, const uint64_t *a)
+{
+	struct timeval tv;
+	int64_t ns = -1;
+
+	if (!t->sys_again && a[4]) {
+		if (copy_from_guest(t, &tv, a[4], sizeof(tv)) < 0)
+			return -EFAULT;
+		ns = tv.tv_sec * 1000000000LL + tv.tv_usec * 1000;
+	}
+	return do_select(t, a[0], a + 1, ns);
+}
+
+long sys_pselect6(struct task *t, const uint64_t *a)
+{
+	struct timespec ts;
+	int64_t ns = -1;
+
+	if (!t->sys_again && a[4]) {
+		if (copy_from_guest(t, &ts, a[4], sizeof(ts)) < 0)
+			return -EFAULT;
+		ns = ts_ns(&ts);
+	}
+	return do_select(t, a[0], a + 1, ns);
+}
+
+/* ---- futex ---- */
+
+long sys_futex(struct task *t, const uint64_t *a)
+{
+	int op = a[1] & FUTEX_CMD_MASK, woken;
+	struct timespec ts;
+	uint32_t val;
+
+	switch (op) {
+	case FUTEX_WAIT:
+	case FUTEX_WAIT_BITSET:
+		if (t->sys_again) {
+			if (!t->w.futex)
+				return 0;
+			if (t->sys_deadline && t->sys_deadline <= now_ns())
+				return -ETIMEDOUT;
+			return block_until(t, t->sys_deadline);
+		}
+		t->sys_deadline = 0;
+		if (copy_from_guest(t, &val, a[0], 4) < 0)
+			return -EFAULT;
+		if (val != (uint32_t)a[2])
+			return -EAGAIN;
+		t->w.futex = a[0];
+		if (a[3]) {
+			if (copy_from_guest(t, &ts, a[3], sizeof(ts)) < 0)
+				return -EFAULT;
+			t->sys_deadline = op == FUTEX_WAIT ? now_ns() + ts_ns(&ts)
+							   : ts_ns(&ts);
+		}
+		return block_until(t, t->sys_deadline);
+	case FUTEX_WAKE:
+	case FUTEX_WAKE_BITSET:
+		wake_futex(t->p->as, a[0], (int)a[2], &woken);
+		return woken;
+	default:
+		return -ENOSYS;
+	}
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Guest processes and threads: pids, the process tree, exit and reaping.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "umlrun.h"
+
+#define PID_MAX 32768
+
+struct proc *procs;
+int nprocs;
+struct proc *init_proc;
+static int last_pid;
+static struct task *dead_tasks;
+
+struct proc *proc_by_pid(int pid)
+{
+	struct proc *p;
+
+	for (p = procs; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+struct task *task_by_tid(int tid)
+{
+	struct proc *p;
+	struct task *t;
+
+	for (p = procs; p; p = p->next)
+		for (t = p->threads; t; t = t->next_in_proc)
+			if (t->tid == tid)
+				return t;
+	return NULL;
+}
+
+int pid_alloc(void)
+{
+	int i;
+
+	for (i = 0; i < PID_MAX; i++) {
+		last_pid = last_pid % (PID_MAX - 1) + 1;
+		if (!proc_by_pid(last_pid) && !task_by_tid(last_pid))
+			return last_pid;
+	}
+	return -EAGAIN;
+}
+
+struct task *task_new(struct proc *p, struct uml_thread *th, int tid)
+{
+	struct task *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->p = p;
+	t->th = th;
+	t->state = TASK_RUNNABLE;
+	t->next_in_proc = p->threads;
+	p->threads = t;
+	p->nthreads++;
+	uml_thread_set_data(th, t);
+	return t;
+}
+
+struct task *task_first_alive(struct proc *p)
+{
+	return p->threads;
+}
+
+static void task_unlink(struct task *t)
+{
+	struct task **pp;
+
+	for (pp = &t->p->threads; *pp; pp = &(*pp)->next_in_proc) {
+		if (*pp == t) {
+			*pp = t->next_in_proc;
+			break;
+		}
+	}
+	t->p->nthreads--;
+	sched_dequeue(t);
+	if (current == t)
+		current = NULL;
+	t->state = TASK_DEAD;
+	t->th = NULL;
+	t->dead_next = dead_tasks;
+	dead_tasks = t;
+}
+
+/* Called from the scheduler's loop, where no handler holds a task. */
+void tasks_free_dead(void)
+{
+	while (dead_tasks) {
+		struct task *t = dead_tasks;
+
+		dead_tasks = t->dead_next;
+		free(t->w.fds);
+		free(t);
+	}
+}
+
+/* The thread exits; the last one takes its process with it. */
+void task_exit(struct task *t, int code)
+{
+	struct proc *p = t->p;
+	uint32_t zero = 0;
+	int woken;
+
+	if (p->nthreads == 1) {
+		proc_exit_group(p, (code & 0xff) << 8);
+		return;
+	}
+	if (t->clear_child_tid) {
+		copy_to_guest(t, t->clear_child_tid, &zero, sizeof(zero));
+		wake_futex(p->as, t->clear_child_tid, 1, &woken);
+	}
+	uml_thread_destroy(t->th);
+	task_unlink(t);
+}
+
+static void reparent_children(struct proc *p)
+{
+	struct proc *c;
+	bool zombies = false;
+
+	for (c = procs; c; c = c->next) {
+		if (c->parent != p)
+			continue;
+		c->parent = init_proc;
+		if (c->state == PROC_ZOMBIE)
+			zombies = true;
+	}
+	if (zombies && init_proc->state == PROC_ALIVE)
+		wake_children_waiters(init_proc);
+}
+
+static void notify_parent(struct proc *p)
+{
+	struct proc *pp = p->parent;
+	struct ksigaction *act;
+	struct ksiginfo si;
+
+	if (!pp || pp->state != PROC_ALIVE)
+		return;
+	act = &pp->sh->act[SIGCHLD];
+	if (p->exit_signal == SIGCHLD &&
+	    (act->handler == (uint64_t)SIG_IGN || (act->flags & SA_NOCLDWAIT))) {
+		proc_reap(p);
+		return;
+	}
+	if (p->exit_signal) {
+		memset(&si, 0, sizeof(si));
+		si.signo = p->exit_signal;
+		si.pid = p->pid;
+		si.uid = getuid();
+		if (WIFSIGNALED(p->wstatus)) {
+			si.code = CLD_KILLED;
+			si.status = WTERMSIG(p->wstatus);
+		} else {
+			si.code = CLD_EXITED;
+			si.status = WEXITSTATUS(p->wstatus);
+		}
+		sig_send_proc(pp, &si);
+	}
+	wake_children_waiters(pp);
+}
+
+/* The whole process dies with wait status @wstatus. */
+void proc_exit_group(struct proc *p, int wstatus)
+{
+	if (p->state != PROC_ALIVE)
+		return;
+	p->state = PROC_ZOMBIE;
+	p->wstatus = wstatus;
+	while (p->threads)
+		task_unlink(p->threads);
+	/* Destroying the address space kills and frees its threads. */
+	uml_aspace_destroy(p->as);
+	p->as = NULL;
+	mm_put(p->mm);
+	p->mm = NULL;
+	fdt_put(p->fdt);
+	p->fdt = NULL;
+	io_activity = true;
+	if (p->cwdfd >= 0)
+		close(p->cwdfd);
+	p->cwdfd = -1;
+	if (p->vfork_parent) {
+		sched_wake(p->vfork_parent);
+		p->vfork_parent = NULL;
+	}
+	reparent_children(p);
+	if (p != init_proc)
+		notify_parent(p);
+}
+
+void proc_reap(struct proc *p)
+{
+	struct proc **pp;
+
+	for (pp = &procs; *pp; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	}
+	nprocs--;
+	sighand_put(p->sh);
+	free(p->exe);
+	free(p);
+}
+
+/* umlrun's own exit status: the guest init's, 128+sig for a signal death. */
+int init_exit_status(void)
+{
+	int st = init_proc->wstatus;
+	struct proc *p;
+
+	for (p = procs; p; p = p->next)
+		if (p->state == PROC_ALIVE)
+			proc_exit_group(p, SIGKILL);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}
+
+struct proc *proc_alloc(void)
+{
+	struct proc *p = calloc(1, sizeof(*p));
+	int pid = pid_alloc();
+
+	if (!p || pid < 0) {
+		free(p);
+		return NULL;
+	}
+	p->pid = pid;
+	p->cwdfd = -1;
+	p->exit_signal = SIGCHLD;
+	p->next = procs;
+	procs = p;
+	nprocs++;
+	return p;
+}

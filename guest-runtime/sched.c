@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The scheduler: one runtime thread drives every guest thread in turn.
+ *
+ * A runnable task runs until it blocks, dies or its time slice ends (a
+ * periodic SIGALRM kicks the running guest out of uml_thread_run()).  When
+ * nothing is runnable the runtime sleeps in poll() on the host fds and
+ * deadlines the blocked tasks wait for.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "umlrun.h"
+
+#define SLICE_USEC	10000
+
+struct task *current;
+static struct task *rq_head, *rq_tail;
+static volatile sig_atomic_t tick;
+static volatile sig_atomic_t host_sig;
+bool io_activity;
+
+int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void sched_enqueue(struct task *t)
+{
+	if (t->on_rq || t->state == TASK_DEAD)
+		return;
+	t->on_rq = true;
+	t->rq_next = NULL;
+	if (rq_tail)
+		rq_tail->rq_next = t;
+	else
+		rq_head = t;
+	rq_tail = t;
+}
+
+void sched_dequeue(struct task *t)
+{
+	struct task **pp, *prev = NULL;
+
+	if (!t->on_rq)
+		return;
+	for (pp = &rq_head; *pp; prev = *pp, pp = &(*pp)->rq_next) {
+		if (*pp == t) {
+			*pp = t->rq_next;
+			if (rq_tail == t)
+				rq_tail = prev;
+			break;
+		}
+	}
+	t->on_rq = false;
+}
+
+static struct task *rq_pop(void)
+{
+	struct task *t = rq_head;
+
+	if (!t)
+		return NULL;
+	rq_head = t->rq_next;
+	if (!rq_head)
+		rq_tail = NULL;
+	t->on_rq = false;
+	return t;
+}
+
+void wait_reset(struct waitinfo *w)
+{
+	w->nfds = 0;
+	w->deadline = 0;
+	w->child = false;
+	w->signal = false;
+	w->futex = 0;
+	w->vfork = false;
+}
+
+/* Make a blocked task handle its syscall again. */
+void sched_wake(struct task *t)
+{
+	if (t->state != TASK_BLOCKED)
+		return;
+	t->state = TASK_SYSCALL;
+	sched_enqueue(t);
+}
+
+static int wait_add_fd(struct waitinfo *w, int fd, short events)
+{
+	if (w->nfds == w->cap) {
+		int cap = w->cap ? w->cap * 2 : 4;
+		struct pollfd *n = realloc(w->fds, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		w->fds = n;
+		w->cap = cap;
+	}
+	w->fds[w->nfds].fd = fd;
+	w->fds[w->nfds].events = events;
+	w->fds[w->nfds].revents = 0;
+	w->nfds++;
+	return 0;
+}
+
+long block_on_fd(struct task *t, int hostfd, short events)
+{
+	int r = wait_add_fd(&t->w, hostfd, events);
+
+	return r < 0 ? r : SYS_BLOCK;
+}
+
+long block_until(struct task *t, int64_t deadline)
+{
+	t->w.deadline = deadline;
+	return SYS_BLOCK;
+}
+
+void wake_children_waiters(struct proc *p)
+{
+	struct task *t;
+
+	for (t = p->threads; t; t = t->next_in_proc)
+		if (t->state == TASK_BLOCKED && t->w.child)
+			sched_wake(t);
+}
+
+void wake_futex(struct uml_aspace *as, uint64_t addr, int n, int *woken)
+{
+	struct proc *p;
+	struct task *t;
+
+	*woken = 0;
+	for (p = procs; p && *woken < n; p = p->next) {
+		if (p->as != as || p->state != PROC_ALIVE)
+			continue;
+		for (t = p->threads; t && *woken < n; t = t->next_in_proc) {
+			if (t->state == TASK_BLOCKED && t->w.futex == addr) {
+				t->w.futex = 0;
+				sched_wake(t);
+				(*woken)++;
+			}
+		}
+	}
+}
+
+/* Collect the host fds and deadlines of blocked tasks; wake the ready ones. */
+static void poll_events(bool may_sleep)
+{
+	static struct pollfd *pfd;
+	static int pcap;
+	int64_t now = now_ns(), next = 0;
+	int n = 0, i, timeout;
+	struct proc *p;
+	struct task *t;
+
+	for (p = procs; p; p = p->next) {
+		for (t = p->threads; t; t = t->next_in_proc) {
+			if (t->state != TASK_BLOCKED)
+				continue;
+			if (t->w.deadline && t->w.deadline <= now) {
+				sched_wake(t);
+				continue;
+			}
+			if (t->w.deadline && (!next || t->w.deadline < next))
+				next = t->w.deadline;
+			if (n + t->w.nfds > pcap) {
+				pcap = (n + t->w.nfds) * 2 + 16;
+				pfd = realloc(pfd, pcap * sizeof(*pfd));
+				if (!pfd)
+					die("out of memory");
+			}
+			memcpy(pfd + n, t->w.fds, t->w.nfds * sizeof(*pfd));
+			n += t->w.nfds;
+		}
+	}
+	if (!may_sleep || rq_head)
+		timeout = 0;
+	else if (next)
+		timeout = (next - now + 999999) / 1000000;
+	else
+		timeout = -1;
+	if (poll(pfd, n, timeout) <= 0 && !next)
+		return;
+	now = now_ns();
+	i = 0;
+	for (p = procs; p; p = p->next) {
+		for (t = p->threads; t; t = t->next_in_proc) {
+			bool ready = false;
+			int k;
+
+			if (t->state != TASK_BLOCKED)
+				continue;
+			for (k = 0; k < t->w.nfds && i + k < n; k++)
+				if (pfd[i + k].revents)
+					ready = true;
+			i += t->w.nfds;
+			if (ready || (t->w.deadline && t->w.deadline <= now))
+				sched_wake(t);
+		}
+	}
+}
+
+static void on_alarm(int sig)
+{
+	struct task *t = current;
+
+	(void)sig;
+	tick = 1;
+	if (t && t->th)
+		uml_thread_kick(t->th);
+}
+
+static void on_host_signal(int sig)
+{
+	struct task *t = current;
+
+	host_sig = sig;
+	if (t && t->th)
+		uml_thread_kick(t->th);
+}
+
+static void setup_timer(void)
+{
+	struct sigaction sa;
+	struct itimerval it = {
+		.it_interval = { 0, SLICE_USEC },
+		.it_value = { 0, SLICE_USEC },
+	};
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART: ends a run */
+	sa.sa_handler = on_host_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* Forward a signal sent to umlrun to the guest's foreground group. */
+extern int tty_fg_pgrp;
+
+static void forward_host_signal(void)
+{
+	struct ksiginfo si = { .signo = host_sig, .code = 0 /* SI_USER */ };
+	struct proc *p;
+	int pg = tty_fg_pgrp ? tty_fg_pgrp : init_proc->pgid;
+
+	host_sig = 0;
+	for (p = procs; p; p = p->next)
+		if (p->state == PROC_ALIVE && p->pgid == pg)
+			sig_send_proc(p, &si);
+}
+
+static void handle_exit(struct task *t, const struct uml_exit *ex)
+{
+	struct ksiginfo si;
+
+	switch (ex->reason) {
+	case UML_EXIT_SYSCALL:
+		t->sys_again = false;
+		t->sys_done = 0;
+		wait_reset(&t->w);
+		if (ex->syscall.abi != UML_ABI_64) {
+			uml_thread_regs(t->th)->rax = -ENOSYS;
+			break;
+		}
+		t->state = TASK_SYSCALL;
+		syscall_handle(t);
+		break;
+	case UML_EXIT_FAULT:
+		memset(&si, 0, sizeof(si));
+		si.signo = ex->fault.signo;
+		si.code = ex->fault.code;
+		si.addr = ex->fault.addr;
+		si.trapno = ex->fault.trapno;
+		si.err = ex->fault.error_code;
+		sig_force(t, &si);
+		break;
+	case UML_EXIT_EXITED:
+		t->th_gone = true;
+		if (WIFSIGNALED(ex->exited.status))
+			proc_exit_group(t->p, WTERMSIG(ex->exited.status));
+		else
+			proc_exit_group(t->p, SIGKILL);
+		break;
+	case UML_EXIT_INTERRUPTED:
+		break;
+	}
+}
+
+/* Run @t until it blocks, dies or uses up its slice. */
+static void run_task(struct task *t)
+{
+	struct uml_exit ex;
+	int r;
+
+	for (;;) {
+		if (t->state == TASK_SYSCALL)
+			syscall_handle(t);
+		if (t->state != TASK_RUNNABLE)
+			return;
+		if (!sig_deliver(t) || t->state != TASK_RUNNABLE)
+			return;
+		if (tick || host_sig || t->yield) {
+			t->yield = false;
+			sched_enqueue(t);
+			return;
+		}
+		current = t;
+		r = uml_thread_run(t->th, &ex);
+		current = NULL;
+		if (r < 0) {
+			t->th_gone = true;
+			proc_exit_group(t->p, SIGKILL);
+			return;
+		}
+		stats_exit(ex.reason);
+		handle_exit(t, &ex);
+	}
+}
+
+int sched_loop(void)
+{
+	struct task *t;
+
+	setup_timer();
+	for (;;) {
+		tasks_free_dead();
+		if (init_proc->state == PROC_ZOMBIE)
+			break;
+		if (host_sig)
+			forward_host_signal();
+		if (tick || io_activity) {
+			tick = 0;
+			io_activity = false;
+			poll_events(false);
+		}
+		t = rq_pop();
+		if (!t) {
+			poll_events(true);
+			continue;
+		}
+		run_task(t);
+	}
+	return init_exit_status();
+}

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Guest signals: dispositions, masks, queues, delivery with a kernel-like
+ * struct rt_sigframe, rt_sigreturn.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "umlrun.h"
+
+#define UNBLOCKABLE	(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
+#define KSA_RESTORER	0x04000000
+#define SIG_DFL_H	0ULL
+#define SIG_IGN_H	1ULL
+
+/* The x86-64 signal frame, as arch/x86/include/asm/sigframe.h lays it out. */
+struct g_sigcontext {
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
+	uint16_t cs, gs, fs, ss;
+	uint64_t err, trapno, oldmask, cr2, fpstate;
+	uint64_t reserved1[8];
+};
+
+struct g_ucontext {
+	uint64_t uc_flags;
+	uint64_t uc_link;
+	uint64_t ss_sp;
+	int32_t ss_flags;
+	int32_t pad;
+	uint64_t ss_size;
+	struct g_sigcontext mc;
+	uint64_t sigmask;
+};
+
+struct g_siginfo {
+	int32_t signo, errno_, code, pad;
+	union {
+		struct { int32_t pid, uid, status, pad; int64_t ut, st; } chld;
+		struct { int32_t pid, uid; } kill;
+		uint64_t addr;
+		uint8_t raw[112];
+	};
+};
+
+struct g_rt_sigframe {
+	uint64_t pretcode;
+	struct g_ucontext uc;
+	struct g_siginfo info;
+};
+
+_Static_assert(sizeof(struct g_sigcontext) == 256, "sigcontext");
+_Static_assert(sizeof(struct g_siginfo) == 128, "siginfo");
+
+enum { ACT_TERM, ACT_IGN, ACT_STOP };
+
+static int default_action(int sig)
+{
+	switch (sig) {
+	case SIGCHLD: case SIGURG: case SIGWINCH: case SIGCONT:
+		return ACT_IGN;
+	case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return ACT_STOP;
+	default:
+		return ACT_TERM;
+	}
+}
+
+struct sighand *sighand_new(void)
+{
+	struct sighand *sh = calloc(1, sizeof(*sh));
+
+	if (sh)
+		sh->refs = 1;
+	return sh;
+}
+
+struct sighand *sighand_copy(const struct sighand *src)
+{
+	struct sighand *sh = sighand_new();
+
+	if (sh)
+		memcpy(sh->act, src->act, sizeof(sh->act));
+	return sh;
+}
+
+void sighand_put(struct sighand *sh)
+{
+	if (sh && --sh->refs == 0)
+		free(sh);
+}
+
+static bool sig_ignored(struct proc *p, int sig)
+{
+	uint64_t h = p->sh->act[sig].handler;
+
+	if (h == SIG_IGN_H)
+		return true;
+	/* Stop signals are not implemented: they are ignored (see docs). */
+	return h == SIG_DFL_H && default_action(sig) != ACT_TERM;
+}
+
+/* A signal reached a thread: a blocked syscall there must notice it. */
+static void sig_kick(struct task *t, int sig)
+{
+	if (t->sigmask & SIGBIT(sig))
+		return;
+	if (t->state == TASK_BLOCKED && !t->w.vfork)
+		sched_wake(t);
+}
+
+static void sigqueue_add(struct sigqueue *q, const struct ksiginfo *si)
+{
+	if (q->set & SIGBIT(si->signo))
+		return;		/* standard signals do not queue */
+	q->set |= SIGBIT(si->signo);
+	q->info[si->signo] = *si;
+}
+
+void sig_send_task(struct task *t, const struct ksiginfo *si)
+{
+	struct proc *p = t->p;
+
+	if (p->state != PROC_ALIVE)
+		return;
+	if (si->signo == SIGKILL) {
+		proc_exit_group(p, SIGKILL);
+		return;
+	}
+	if (sig_ignored(p, si->signo) && !(t->sigmask & SIGBIT(si->signo)))
+		return;
+	sigqueue_add(&t->pending, si);
+	sig_kick(t, si->signo);
+}
+
+void sig_send_proc(struct proc *p, const struct ksiginfo *si)
+{
+	struct task *t;
+
+	if (p->state != PROC_ALIVE)
+		return;
+	if (si->signo == SIGKILL) {
+		proc_exit_group(p, SIGKILL);
+		return;
+	}
+	if (sig_ignored(p, si->signo))
+		return;
+	sigqueue_add(&p->shared_pending, si);
+	for (t = p->threads; t; t = t->next_in_proc) {
+		if (!(t->sigmask & SIGBIT(si->signo))) {
+			sig_kick(t, si->signo);
+			break;
+		}
+	}
+}
+
+/* A synchronous fault: it can be neither blocked nor ignored. */
+void sig_force(struct task *t, const struct ksiginfo *si)
+{
+	struct ksigaction *act = &t->p->sh->act[si->signo];
+
+	if ((t->sigmask & SIGBIT(si->signo)) || act->handler == SIG_IGN_H) {
+		act->handler = SIG_DFL_H;
+		t->sigmask &= ~SIGBIT(si->signo);
+	}
+	t->pending.set &= ~SIGBIT(si->signo);
+	sigqueue_add(&t->pending, si);
+}
+
+static uint64_t deliverable(struct task *t)
+{
+	return (t->pending.set | t->p->shared_pending.set) &
+	       ~(t->sigmask & ~UNBLOCKABLE);
+}
+
+bool sig_pending_for(struct task *t)
+{
+	return deliverable(t) != 0;
+}
+
+/* Does the signal about to be delivered ask for syscall restart? */
+int sig_pending_restart(struct task *t)
+{
+	uint64_t set = deliverable(t);
+	int sig;
+
+	if (!set)
+		return 0;
+	sig = __builtin_ctzll(set) + 1;
+	return t->p->sh->act[sig].handler > SIG_IGN_H &&
+	       (t->p->sh->act[sig].flags & SA_RESTART);
+}
+
+static int sig_dequeue(struct task *t, struct ksiginfo *si)
+{
+	uint64_t set = deliverable(t);
+	struct sigqueue *q;
+	int sig;
+
+	if (!set)
+		return 0;
+	sig = __builtin_ctzll(set) + 1;
+	q = (t->pending.set & SIGBIT(sig)) ? &t->pending
+					    : &t->p->shared_pending;
+	q->set &= ~SIGBIT(sig);
+	*si = q->info[sig];
+	return sig;
+}
+
+static bool on_altstack(struct task *t, uint64_t sp)
+{
+	return t->ss_size && sp > t->ss_sp && sp - t->ss_sp <= t->ss_size;
+}
+
+static void fill_sigcontext(struct g_sigcontext *mc, const struct uml_regs *r)
+{
+	mc->r8 = r->r8; mc->r9 = r->r9; mc->r10 = r->r10; mc->r11 = r->r11;
+	mc->r12 = r->r12; mc->r13 = r->r13; mc->r14 = r->r14;
+	mc->r15 = r->r15; mc->rdi = r->rdi; mc->rsi = r->rsi;
+	mc->rbp = r->rbp; mc->rbx = r->rbx; mc->rdx = r->rdx;
+	mc->rax = r->rax; mc->rcx = r->rcx; mc->rsp = r->rsp;
+	mc->rip = r->rip; mc->eflags = r->eflags;
+	mc->cs = r->cs; mc->ss = r->ss;
+}
+
+static void fill_siginfo(struct g_siginfo *gi, const struct ksiginfo *si)
+{
+	memset(gi, 0, sizeof(*gi));
+	gi->signo = si->signo;
+	gi->code = si->code;
+	switch (si->signo) {
+	case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
+		if (si->code > 0) {
+			gi->addr = si->addr;
+			break;
+		}
+		/* fall through */
+	default:
+		gi->chld.pid = si->pid;
+		gi->chld.uid = si->uid;
+		if (si->signo == SIGCHLD)
+			gi->chld.status = si->status;
+	}
+}
+
+/* Build the rt_sigframe on the guest stack and point the thread at @act. */
+static int setup_frame(struct task *t, const struct ksiginfo *si,
+		       struct ksigaction *act, uint64_t oldmask)
+{
+	struct uml_regs *r = uml_thread_regs(t->th);
+	struct g_rt_sigframe fr;
+	struct uml_fpregs fp;
+	uint64_t sp = r->rsp - 128, fpaddr, frame;
+
+	if ((act->flags & SA_ONSTACK) && t->ss_size && !on_altstack(t, sp))
+		sp = t->ss_sp + t->ss_size;
+	fpaddr = (sp - sizeof(fp)) & ~63ULL;
+	frame = ((fpaddr - sizeof(fr)) & ~15ULL) - 8;
+
+	memset(&fr, 0, sizeof(fr));
+	fr.pretcode = act->restorer;
+	fr.uc.uc_flags = 0x2 | 0x4;	/* UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS */
+	fr.uc.ss_sp = t->ss_sp;
+	fr.uc.ss_size = t->ss_size;
+	fr.uc.ss_flags = t->ss_size ? (on_altstack(t, r->rsp) ? SS_ONSTACK : 0)
+				    : SS_DISABLE;
+	fill_sigcontext(&fr.uc.mc, r);
+	fr.uc.mc.err = si->err;
+	fr.uc.mc.trapno = si->trapno;
+	fr.uc.mc.cr2 = si->addr;
+	fr.uc.mc.oldmask = oldmask;
+	fr.uc.mc.fpstate = fpaddr;
+	fr.uc.sigmask = oldmask;
+	fill_siginfo(&fr.info, si);
+
+	if (uml_thread_get_fpregs(t->th, &fp) < 0)
+		memset(&fp, 0, sizeof(fp));
+	memset(fp.fxsave + 464, 0, 48);	/* no xstate magic: plain fxsave */
+	if (copy_to_guest(t, fpaddr, &fp, sizeof(fp)) < 0 ||
+	    copy_to_guest(t, frame, &fr, sizeof(fr)) < 0)
+		return -EFAULT;
+
+	r->rdi = si->signo;
+	r->rsi = frame + offsetof(struct g_rt_sigframe, info);
+	r->rdx = frame + offsetof(struct g_rt_sigframe, uc);
+	r->rax = 0;
+	r->rsp = frame;
+	r->rip = act->handler;
+	r->eflags &= ~(0x400ULL | 0x100ULL | 0x10000ULL);	/* DF TF RF */
+	return 0;
+}
+
+/*
+ * Deliver pending signals to a task about to return to the guest.
+ * Return false if the task died.
+ */
+bool sig_deliver(struct task *t)
+{
+	struct ksiginfo si;
+	struct ksigaction *act;
+	uint64_t oldmask;
+	int sig;
+
+	for (;;) {
+		sig = sig_dequeue(t, &si);
+		if (!sig)
+			break;
+		act = &t->p->sh->act[sig];
+		if (act->handler == SIG_IGN_H)
+			continue;
+		if (act->handler == SIG_DFL_H) {
+			if (default_action(sig) != ACT_TERM)
+				continue;
+			proc_exit_group(t->p, sig);
+			return false;
+		}
+		oldmask = t->restore_sigmask ? t->saved_sigmask : t->sigmask;
+		t->restore_sigmask = false;
+		if (setup_frame(t, &si, act, oldmask) < 0) {
+			proc_exit_group(t->p, SIGSEGV);
+			return false;
+		}
+		t->sigmask |= act->mask;
+		if (!(act->flags & SA_NODEFER))
+			t->sigmask |= SIGBIT(sig);
+		t->sigmask &= ~UNBLOCKABLE;
+		if (act->flags & SA_RESETHAND)
+			act->handler = SIG_DFL_H;
+		return true;
+	}
+	if (t->restore_sigmask) {
+		t->sigmask = t->saved_sigmask;
+		t->restore_sigmask = false;
+	}
+	return true;
+}
+
+/* execve: caught signals go back to their default action. */
+void sig_exec_reset(struct proc *p)
+{
+	struct sighand *sh = sighand_copy(p->sh);
+	int i;
+
+	if (!sh)
+		return;
+	for (i = 1; i <= NSIG_GUEST; i++) {
+		if (sh->act[i].handler != SIG_IGN_H)
+			sh->act[i].handler = SIG_DFL_H;
+		sh->act[i].flags = 0;
+		sh->act[i].mask = 0;
+	}
+	sighand_put(p->sh);
+	p->sh = sh;
+}
+
+long sys_rt_sigreturn(struct task *t, const uint64_t *a)
+{
+	struct uml_regs *r = uml_thread_regs(t->th);
+	struct g_ucontext uc;
+	struct uml_fpregs fp;
+	const uint64_t fixmask = 0x40dd5;	/* AC OF DF TF SF ZF AF PF CF RF */
+
+	(void)a;
+	if (copy_from_guest(t, &uc, r->rsp, sizeof(uc)) < 0) {
+		proc_exit_group(t->p, SIGSEGV);
+		return SYS_NORETURN;
+	}
+	r->r8 = uc.mc.r8; r->r9 = uc.mc.r9; r->r10 = uc.mc.r10;
+	r->r11 = uc.mc.r11; r->r12 = uc.mc.r12; r->r13 = uc.mc.r13;
+	r->r14 = uc.mc.r14; r->r15 = uc.mc.r15; r->rdi = uc.mc.rdi;
+	r->rsi = uc.mc.rsi; r->rbp = uc.mc.rbp; r->rbx = uc.mc.rbx;
+	r->rdx = uc.mc.rdx; r->rax = uc.mc.rax; r->rcx = uc.mc.rcx;
+	r->rsp = uc.mc.rsp; r->rip = uc.mc.rip;
+	r->eflags = (r->eflags & ~fixmask) | (uc.mc.eflags & fixmask);
+	r->orig_rax = -1;
+	if (uc.mc.fpstate &&
+	    copy_from_guest(t, &fp, uc.mc.fpstate, sizeof(fp)) == 0)
+		uml_thread_set_fpregs(t->th, &fp);
+	t->sigmask = uc.sigmask & ~UNBLOCKABLE;
+	return SYS_NORETURN;
+}
+
+long sys_rt_sigaction(struct task *t, const uint64_t *a)
+{
+	int sig = a[0];
+	struct ksigaction *act, nact;
+
+	if (sig < 1 || sig > NSIG_GUEST || a[3] != 8)
+		return -EINVAL;
+	act = &t->p->sh->act[sig];
+	if (a[1] && copy_from_guest(t, &nact, a[1], sizeof(nact)) < 0)
+		return -EFAULT;
+	if (a[2] && copy_to_guest(t, a[2], act, sizeof(*act)) < 0)
+		return -EFAULT;
+	if (!a[1])
+		return 0;
+	if (sig == SIGKILL || sig == SIGSTOP)
+		return -EINVAL;
+	nact.mask &= ~UNBLOCKABLE;
+	*act = nact;
+	if (sig_ignored(t->p, sig)) {
+		struct task *o;
+
+		t->p->shared_pending.set &= ~SIGBIT(sig);
+		for (o = t->p->threads; o; o = o->next_in_proc)
+			o->pending.set &= ~SIGBIT(sig);
+	}
+	return 0;
+}
+
+long sys_rt_sigprocmask(struct task *t, const uint64_t *a)
+{
+	uint64_t set, old = t->sigmask;
+
+	if (a[3] != 8)
+		return -EINVAL;
+	if (a[1]) {
+		if (copy_from_guest(t, &set, a[1], 8) < 0)
+			return -EFAULT;
+		switch (a[0]) {
+		case SIG_BLOCK:
+			t->sigmask |= set;
+			break;
+		case SIG_UNBLOCK:
+			t->sigmask &= ~set;
+			break;
+		case SIG_SETMASK:
+			t->sigmask = set;
+			break;
+		default:
+			return -EINVAL;
+		}
+		t->sigmask &= ~UNBLOCKABLE;
+	}
+	if (a[2] && copy_to_guest(t, a[2], &old, 8) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+long sys_rt_sigpending(struct task *t, const uint64_t *a)
+{
+	uint64_t set = (t->pending.set | t->p->shared_pending.set) & t->sigmask;
+
+	if (a[1] != 8)
+		return -EINVAL;
+	return copy_to_guest(t, a[0], &set, 8) < 0 ? -EFAULT : 0;
+}
+
+long sys_rt_sigsuspend(struct task *t, const uint64_t *a)
+{
+	uint64_t set;
+
+	if (!t->sys_again) {
+		if (a[1] != 8)
+			return -EINVAL;
+		if (copy_from_guest(t, &set, a[0], 8) < 0)
+			return -EFAULT;
+		t->saved_sigmask = t->sigmask;
+		t->restore_sigmask = true;
+		t->sigmask = set & ~UNBLOCKABLE;
+	}
+	t->w.signal = true;
+	return SYS_BLOCK;
+}
+
+long sys_pause(struct task *t, const uint64_t *a)
+{
+	(void)a;
+	t->w.signal = true;
+	return SYS_BLOCK;
+}
+
+long sys_sigaltstack(struct task *t, const uint64_t *a)
+{
+	struct { uint64_t sp; int32_t flags, pad; uint64_t size; } ss;
+	struct uml_regs *r = uml_thread_regs(t->th);
+
+	if (a[1]) {
+		memset(&ss, 0, sizeof(ss));
+		ss.sp = t->ss_sp;
+		ss.size = t->ss_size;
+		ss.flags = !t->ss_size ? SS_DISABLE
+			 : on_altstack(t, r->rsp) ? SS_ONSTACK : 0;
+		if (copy_to_guest(t, a[1], &ss, sizeof(ss)) < 0)
+			return -EFAULT;
+	}
+	if (!a[0])
+		return 0;
+	if (copy_from_guest(t, &ss, a[0], sizeof(ss)) < 0)
+		return -EFAULT;
+	if (on_altstack(t, r->rsp))
+		return -EPERM;
+	if (ss.flags & SS_DISABLE) {
+		t->ss_sp = t->ss_size = 0;
+		return 0;
+	}
+	if (ss.flags & ~(1U << 31))
+		return -EINVAL;
+	if (ss.size < 2048)
+		return -ENOMEM;
+	t->ss_sp = ss.sp;
+	t->ss_size = ss.size;
+	return 0;
+}
+
+long sys_kill(struct task *t, const uint64_t *a)
+{
+	int pid = a[0], sig = a[1], n = 0, pgid = t->p->pgid;
+	struct ksiginfo si = { .signo = sig, .code = 0, .pid = t->p->pid,
+			       .uid = getuid() };
+	struct proc *p, *next, *self = t->p;
+
+	if (sig < 0 || sig > NSIG_GUEST)
+		return -EINVAL;
+	if (pid > 0) {
+		p = proc_by_pid(pid);
+		if (!p || p->state != PROC_ALIVE)
+			return -ESRCH;
+		if (sig)
+			sig_send_proc(p, &si);
+		return 0;
+	}
+	/* The caller may die on the way (its own group): send to it last. */
+	for (p = procs; p; p = next) {
+		next = p->next;
+		if (p->state != PROC_ALIVE || p == self)
+			continue;
+		if (pid == 0 && p->pgid != pgid)
+			continue;
+		if (pid == -1 && p == init_proc)
+			continue;
+		if (pid < -1 && p->pgid != -pid)
+			continue;
+		if (sig)
+			sig_send_proc(p, &si);
+		n++;
+	}
+	if ((pid == 0 && self->pgid == pgid) || (pid < -1 && self->pgid == -pid)) {
+		n++;
+		if (sig)
+			sig_send_proc(self, &si);
+	}
+	return n ? 0 : -ESRCH;
+}
+
+static long tkill_common(struct task *t, int tgid, int tid, int sig)
+{
+	struct ksiginfo si = { .signo = sig, .code = -6 /* SI_TKILL */,
+			       .pid = t->p->pid, .uid = getuid() };
+	struct task *d = task_by_tid(tid);
+
+	if (sig < 0 || sig > NSIG_GUEST || tid <= 0)
+		return -EINVAL;
+	if (!d || (tgid > 0 && d->p->pid != tgid))
+		return -ESRCH;
+	if (sig)
+		sig_send_task(d, &si);
+	return 0;
+}
+
+long sys_tkill(struct task *t, const uint64_t *a)
+{
+	return tkill_common(t, -1, a[0], a[1]);
+}
+
+long sys_tgkill(struct task *t, const uint64_t *a)
+{
+	return tkill_common(t, a[0], a[1], a[2]);
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The guest syscall table, the dispatcher, --strace and --stats.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "umlrun.h"
+
+#define MAX_NR 512
+
+const struct syscall_desc syscall_table[MAX_NR] = {
+#define SC(nr, nm, f, fl) [nr] = { .name = #nm, .fn = sys_##nm, .fmt = f, .flags = fl },
+#include "syscalls.def"
+#undef SC
+};
+const size_t syscall_table_size = MAX_NR;
+
+static struct {
+	uint64_t calls, ns;
+} stat_sys[MAX_NR];
+static uint64_t stat_other_calls;
+static uint64_t stat_exits[8];
+static uint8_t enosys_seen[MAX_NR / 8];
+
+const struct syscall_desc *syscall_desc(unsigned long nr)
+{
+	if (nr >= MAX_NR || !syscall_table[nr].fn)
+		return NULL;
+	return &syscall_table[nr];
+}
+
+void syscall_list(void)
+{
+	size_t nr;
+
+	for (nr = 0; nr < MAX_NR; nr++)
+		if (syscall_table[nr].fn)
+			printf("%zu %s%s\n", nr, syscall_table[nr].name,
+			       syscall_table[nr].flags & SC_RESTART ?
+			       " restart" : "");
+}
+
+void stats_exit(int reason)
+{
+	if (reason >= 0 && reason < 8)
+		stat_exits[reason]++;
+}
+
+void stats_print(void)
+{
+	static const char *const rname[] = {
+		"?", "syscall", "fault", "exited", "interrupted",
+	};
+	size_t nr;
+	int i;
+
+	fprintf(stderr, "umlrun: %-20s %10s %12s\n", "syscall", "calls",
+		"usec");
+	for (nr = 0; nr < MAX_NR; nr++)
+		if (stat_sys[nr].calls)
+			fprintf(stderr, "umlrun: %-20s %10llu %12llu\n",
+				syscall_table[nr].name ? syscall_table[nr].name
+						       : "(unsupported)",
+				(unsigned long long)stat_sys[nr].calls,
+				(unsigned long long)stat_sys[nr].ns / 1000);
+	if (stat_other_calls)
+		fprintf(stderr, "umlrun: %-20s %10llu\n", "(out of range)",
+			(unsigned long long)stat_other_calls);
+	for (i = 1; i < 5; i++)
+		fprintf(stderr, "umlrun: exit %-15s %10llu\n", rname[i],
+			(unsigned long long)stat_exits[i]);
+}
+
+static void strace_arg(struct task *t, char c, uint64_t v)
+{
+	char s[64];
+
+	switch (c) {
+	case 'd':
+	case 'f':
+		fprintf(stderr, "%lld", (long long)v);
+		break;
+	case 'o':
+		fprintf(stderr, "0%llo", (unsigned long long)v);
+		break;
+	case 's':
+		if (strncpy_from_guest(t, s, v, sizeof(s)) >= 0)
+			fprintf(stderr, "\"%s\"", s);
+		else
+			fprintf(stderr, "%#llx", (unsigned long long)v);
+		break;
+	default:
+		fprintf(stderr, "%#llx", (unsigned long long)v);
+	}
+}
+
+static void strace_print(struct task *t, unsigned long nr, const uint64_t *a,
+			 long ret)
+{
+	const struct syscall_desc *d = syscall_desc(nr);
+	const char *f;
+	int i = 0;
+
+	fprintf(stderr, "[%d] ", t->tid);
+	if (!d) {
+		fprintf(stderr, "syscall_%lu(...) = %ld\n", nr, ret);
+		return;
+	}
+	fprintf(stderr, "%s(", d->name);
+	for (f = d->fmt; *f; f++, i++) {
+		if (i)
+			fputs(", ", stderr);
+		strace_arg(t, *f, a[i]);
+	}
+	if (ret == SYS_NORETURN)
+		fputs(") = ?\n", stderr);
+	else if (ret < 0 && ret > -4096)
+		fprintf(stderr, ") = -1 %s\n", strerrorname_np(-ret) ?: "?");
+	else
+		fprintf(stderr, ") = %#lx\n", ret);
+}
+
+static void report_enosys(unsigned long nr)
+{
+	if (nr < MAX_NR) {
+		if (enosys_seen[nr / 8] & (1 << (nr % 8)))
+			return;
+		enosys_seen[nr / 8] |= 1 << (nr % 8);
+	}
+	if (opt.strace || opt.stats)
+		warnx_("unsupported syscall %lu: -ENOSYS", nr);
+}
+
+/*
+ * A blocked syscall met a signal: restart it after a SA_RESTART handler,
+ * else fail it with -EINTR (or return what it already did).
+ */
+static void syscall_interrupted(struct task *t, const struct syscall_desc *d,
+				struct uml_regs *r)
+{
+	if (t->sys_done) {
+		r->rax = t->sys_done;
+	} else if (d && (d->flags & SC_RESTART) && sig_pending_restart(t)) {
+		r->rax = r->orig_rax;
+		r->rip -= 2;
+	} else {
+		r->rax = -EINTR;
+	}
+	wait_reset(&t->w);
+	t->state = TASK_RUNNABLE;
+}
+
+static void syscall_account(unsigned long nr, const struct timespec *t0)
+{
+	struct timespec t1;
+
+	if (!opt.stats)
+		return;
+	if (nr >= MAX_NR) {
+		stat_other_calls++;
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	stat_sys[nr].calls++;
+	stat_sys[nr].ns += (t1.tv_sec - t0->tv_sec) * 1000000000LL +
+			   (t1.tv_nsec - t0->tv_nsec);
+}
+
+/*
+ * Handle the pending syscall of @t (state TASK_SYSCALL).  On return the task
+ * is TASK_RUNNABLE with rax set, TASK_BLOCKED, or TASK_DEAD.
+ */
+void syscall_handle(struct task *t)
+{
+	struct uml_regs *r = uml_thread_regs(t->th);
+	unsigned long nr = r->orig_rax;
+	const struct syscall_desc *d = syscall_desc(nr);
+	uint64_t a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
+	struct timespec t0;
+	long ret;
+
+	if (t->sys_again && !t->w.vfork && sig_pending_for(t)) {
+		syscall_interrupted(t, d, r);
+		return;
+	}
+	if (t->sys_again) {
+		/* Called again after a wake-up: it says anew what it waits for. */
+		t->w.nfds = 0;
+		t->w.deadline = 0;
+		t->w.child = false;
+		t->w.signal = false;
+	}
+	if (opt.stats)
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (d) {
+		ret = d->fn(t, a);
+	} else {
+		report_enosys(nr);
+		ret = -ENOSYS;
+	}
+	if (opt.stats && !t->sys_again)
+		syscall_account(nr, &t0);
+	if (t->state == TASK_DEAD)
+		return;
+	if (ret == SYS_BLOCK) {
+		t->sys_again = true;
+		if (!t->w.vfork && sig_pending_for(t)) {
+			syscall_interrupted(t, d, r);
+			return;
+		}
+		t->state = TASK_BLOCKED;
+		return;
+	}
+	if (opt.strace)
+		strace_print(t, nr, a, ret);
+	if (ret != SYS_NORETURN)
+		r->rax = ret;
+	t->sys_again = false;
+	wait_reset(&t->w);
+	t->state = TASK_RUNNABLE;
+}

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * umlrun: a small user-mode kernel over libuml.  Shared declarations.
+ *
+ * The runtime is single threaded.  Every guest thread is a struct task,
+ * every guest process (thread group) a struct proc.  A guest syscall is
+ * handled by one function of the dispatch table (syscall.c); a handler that
+ * would block records what it waits for and returns SYS_BLOCK, and the
+ * scheduler (sched.c) calls it again once that may have changed.
+ */
+#ifndef UMLRUN_H
+#define UMLRUN_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uml.h"
+
+struct task;
+struct proc;
+
+#define PAGE_SIZE	4096ULL
+#define PAGE_ALIGN(x)	(((x) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
+#define PAGE_DOWN(x)	((x) & ~(PAGE_SIZE - 1))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Internal handler results, never seen by the guest. */
+#define SYS_BLOCK	(-100000L)	/* parked: call the handler again later */
+#define SYS_NORETURN	(-100001L)	/* registers already set (or task gone) */
+
+#define NSIG_GUEST	64
+#define SIGBIT(s)	(1ULL << ((s) - 1))
+
+/* ---- options (main.c) -------------------------------------------------- */
+
+struct options {
+	const char *root;	/* host folder that is the guest's "/" */
+	bool rw;
+	bool strace;
+	bool stats;
+	int max_procs;
+	enum uml_backend backend;
+};
+
+extern struct options opt;
+extern struct uml_host *host;
+extern int root_fd;		/* O_PATH fd of opt.root */
+extern bool root_is_slash;
+
+/* ---- files (fd.c) ------------------------------------------------------ */
+
+struct file {
+	int refs;
+	int hostfd;
+	int flags;		/* guest O_ACCMODE | O_APPEND | O_NONBLOCK ... */
+	bool hostnb;		/* host fd is O_NONBLOCK (our own pipes) */
+	bool pollable;		/* fifo, socket or device: I/O may block */
+};
+
+struct fdent {
+	struct file *f;
+	bool cloexec;
+};
+
+struct fdtable {
+	int refs;
+	int size;
+	struct fdent *ent;
+};
+
+struct file *file_new(int hostfd, int flags);
+struct file *file_get(struct file *f);
+void file_put(struct file *f);
+struct fdtable *fdt_new(void);
+struct fdtable *fdt_copy(const struct fdtable *src);
+void fdt_put(struct fdtable *fdt);
+void fdt_close_on_exec(struct fdtable *fdt);
+struct file *fd_lookup(struct task *t, int fd);
+int fd_install(struct task *t, int minfd, struct file *f, bool cloexec);
+
+/* ---- memory map (mm.c) ------------------------------------------------- */
+
+struct vma {
+	uint64_t start, end;
+	uint32_t prot;
+	uint32_t flags;		/* UML_MAP_* plus VMA_* below */
+};
+
+#define VMA_RESERVED	0x1000	/* vDSO, vvar: never handed out or unmapped */
+
+struct mm {
+	int refs;
+	struct vma *v;
+	int n, cap;
+	uint64_t brk_start, brk;
+	uint64_t mmap_base;	/* top of the mmap area, searched downwards */
+	uint64_t stack_top;
+	uint64_t top;		/* guest_top */
+};
+
+struct mm *mm_new(const struct uml_aspace_info *info);
+struct mm *mm_copy(const struct mm *src);
+void mm_put(struct mm *mm);
+int mm_record(struct mm *mm, uint64_t start, uint64_t end, uint32_t prot,
+	      uint32_t flags);
+void mm_forget(struct mm *mm, uint64_t start, uint64_t end);
+uint64_t mm_find_free(struct mm *mm, uint64_t len);
+bool mm_is_free(const struct mm *mm, uint64_t start, uint64_t end);
+int mm_map(struct task *t, uint64_t addr, uint64_t len, uint32_t prot,
+	   uint32_t flags, int hostfd, uint64_t off);
+
+/* Guest memory access (uaccess in mm.c). */
+int copy_from_guest(struct task *t, void *dst, uint64_t src, size_t len);
+int copy_to_guest(struct task *t, uint64_t dst, const void *src, size_t len);
+int strncpy_from_guest(struct task *t, char *dst, uint64_t src, size_t max);
+
+/* ---- signals (signal.c) ------------------------------------------------ */
+
+struct ksigaction {
+	uint64_t handler;
+	uint64_t flags;
+	uint64_t restorer;
+	uint64_t mask;
+};
+
+struct sighand {
+	int refs;
+	struct ksigaction act[NSIG_GUEST + 1];
+};
+
+struct ksiginfo {
+	int signo, code, pid, uid, status;
+	uint64_t addr;
+	uint32_t trapno, err;	/* faults: for the sigcontext */
+};
+
+struct sigqueue {
+	uint64_t set;
+	struct ksiginfo info[NSIG_GUEST + 1];
+};
+
+/* ---- processes and threads (proc.c) ------------------------------------ */
+
+enum task_state {
+	TASK_RUNNABLE,		/* ready to resume in the guest */
+	TASK_SYSCALL,		/* ready: its pending syscall must be handled */
+	TASK_BLOCKED,		/* waiting (see struct waitinfo) */
+	TASK_DEAD,
+};
+
+/* What a blocked task waits for; any of these wakes it. */
+struct waitinfo {
+	struct pollfd *fds;	/* host fds */
+	int nfds, cap;
+	int64_t deadline;	/* CLOCK_MONOTONIC ns, 0 = none */
+	bool child;		/* a child changed state */
+	bool signal;		/* only a signal wakes it (pause, sigsuspend) */
+	uint64_t futex;		/* futex address, 0 = none */
+	bool vfork;		/* a vfork child exec'd or exited */
+};
+
+struct task {
+	int tid;
+	struct proc *p;
+	struct uml_thread *th;
+	enum task_state state;
+	struct task *next_in_proc;
+	struct task *rq_next;
+	bool on_rq;
+	bool yield;		/* sched_yield: go to the back of the queue */
+	bool th_gone;		/* host task already dead */
+	struct task *dead_next;
+	int vfork_child;	/* pid returned once the vfork wait ends */
+
+	uint64_t sigmask;
+	uint64_t saved_sigmask;	/* sigsuspend: restored after the handler */
+	bool restore_sigmask;
+	struct sigqueue pending;
+	uint64_t ss_sp, ss_size;
+	int ss_flags;
+
+	uint64_t clear_child_tid;
+
+	/* The syscall in progress (valid in TASK_SYSCALL and TASK_BLOCKED). */
+	bool sys_again;		/* handler called again after a block */
+	uint64_t sys_done;	/* bytes already moved by a partial write */
+	int64_t sys_deadline;
+	struct waitinfo w;
+};
+
+enum proc_state { PROC_ALIVE, PROC_ZOMBIE };
+
+struct proc {
+	int pid, pgid, sid;
+	enum proc_state state;
+	struct proc *parent;
+	struct proc *next;	/* global list */
+	struct task *threads;
+	int nthreads;
+	struct uml_aspace *as;
+	struct mm *mm;
+	struct fdtable *fdt;
+	struct sighand *sh;
+	struct sigqueue shared_pending;
+	int cwdfd;		/* host O_PATH fd of the guest's cwd */
+	char *exe;		/* host path of the running program */
+	char comm[16];
+	int umask;
+	int exit_signal;	/* sent to the parent at exit (SIGCHLD) */
+	int wstatus;		/* wait status once a zombie */
+	struct task *vfork_parent;
+};
+
+extern struct proc *procs;
+extern int nprocs;
+extern struct proc *init_proc;
+
+struct proc *proc_by_pid(int pid);
+struct task *task_by_tid(int tid);
+int pid_alloc(void);
+struct task *task_new(struct proc *p, struct uml_thread *th, int tid);
+void task_exit(struct task *t, int code);
+void proc_exit_group(struct proc *p, int wstatus);
+void proc_reap(struct proc *p);
+struct task *task_first_alive(struct proc *p);
+
+/* ---- scheduler (sched.c) ----------------------------------------------- */
+
+void sched_wake(struct task *t);
+void sched_enqueue(struct task *t);
+void sched_dequeue(struct task *t);
+void tasks_free_dead(void);
+int init_exit_status(void);
+extern bool io_activity;
+extern int tty_fg_pgrp;
+void wait_reset(struct waitinfo *w);
+long block_on_fd(struct task *t, int hostfd, short events);
+long block_until(struct task *t, int64_t deadline);
+void wake_children_waiters(struct proc *p);
+void wake_futex(struct uml_aspace *as, uint64_t addr, int n, int *woken);
+int sched_loop(void);
+int64_t now_ns(void);
+extern struct task *current;
+
+/* ---- ELF and exec (elf.c, exec.c) -------------------------------------- */
+
+#define EXEC_MAX_ARGS	4096
+
+struct exec_args {
+	char **argv;
+	char **envp;
+	int argc, envc;
+};
+
+int elf_check(int fd, char *why, size_t whylen);
+int elf_load(struct task *t, int fd, const char *execfn,
+	     const struct exec_args *a);
+int exec_open(struct task *t, int dirfd, const char *path, int *fdp,
+	      char **hostpath);
+void exec_args_free(struct exec_args *a);
+
+/* ---- signals (signal.c) ------------------------------------------------ */
+
+void sig_send_task(struct task *t, const struct ksiginfo *si);
+void sig_send_proc(struct proc *p, const struct ksiginfo *si);
+void sig_force(struct task *t, const struct ksiginfo *si);
+bool sig_deliver(struct task *t);	/* false if the task died */
+bool sig_pending_for(struct task *t);
+int sig_pending_restart(struct task *t);
+void sig_exec_reset(struct proc *p);
+struct sighand *sighand_new(void);
+struct sighand *sighand_copy(const struct sighand *sh);
+void sighand_put(struct sighand *sh);
+
+/* ---- syscalls (syscall.c) ---------------------------------------------- */
+
+typedef long (*sys_fn)(struct task *t, const uint64_t *a);
+
+#define SC_RESTART	0x1	/* restarted after a SA_RESTART handler */
+
+struct syscall_desc {
+	const char *name;
+	sys_fn fn;
+	const char *fmt;	/* argument formats for --strace */
+	unsigned int flags;
+};
+
+void syscall_handle(struct task *t);
+void syscall_list(void);
+void stats_exit(int reason);
+void stats_print(void);
+const struct syscall_desc *syscall_desc(unsigned long nr);
+extern const struct syscall_desc syscall_table[];
+extern const size_t syscall_table_size;
+
+/* Handlers: one per line of syscalls.def. */
+#define SC(nr, name, fmt, flags) long sys_##name(struct task *t, const uint64_t *a);
+#include "syscalls.def"
+#undef SC
+
+/* Diagnostics. */
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* UMLRUN_H */
