@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libuml clone: guest fork (a copy-on-write duplicate address space) and
+ * guest threads (a second host task in the same address space); destroying
+ * them leaves no host process behind.
+ */
+#include "libuml_test.h"
+
+FIXTURE(clone) {
+	struct uml_host *host;
+	struct uml_aspace *as;
+	struct uml_thread *t;
+	struct uml_regs *r;
+	struct uml_exit ex;
+};
+UML_VARIANTS(clone);
+
+FIXTURE_SETUP(clone)
+{
+	UML_OPEN_OR_SKIP(&self->host, variant->backend);
+	ASSERT_EQ(0, uml_aspace_create(self->host, &self->as, &self->t));
+	self->r = uml_thread_regs(self->t);
+}
+
+FIXTURE_TEARDOWN(clone)
+{
+	uml_host_close(self->host);
+}
+
+/* Load code and data, run to the guest's first syscall (fork/clone). */
+static int run_to_syscall(struct uml_aspace *as, struct uml_thread *t,
+			  const void *code, size_t len, struct uml_exit *ex)
+{
+	struct uml_regs *r = uml_thread_regs(t);
+	int ret = load_code(as, GUEST_CODE, code, len);
+
+	if (!ret)
+		ret = map_data(as, GUEST_DATA);
+	if (ret)
+		return ret;
+	r->rip = GUEST_CODE;
+	r->rsp = GUEST_DATA + PAGE;
+	ret = uml_thread_run(t, ex);
+	if (!ret && ex->reason != UML_EXIT_SYSCALL)
+		ret = -EPROTO;
+	return ret;
+}
+
+TEST_F(clone, fork_is_a_cow_copy)
+{
+	struct uml_aspace *cas;
+	struct uml_thread *c;
+	uint64_t v = 0xaaaa, w = 0;
+	int ppid = uml_thread_host_tid(self->t);
+
+	ASSERT_EQ(0, run_to_syscall(self->as, self->t, code_fork,
+				    sizeof(code_fork), &self->ex));
+	ASSERT_EQ(57, self->ex.syscall.nr);
+	ASSERT_EQ(8, uml_mem_write(self->as, GUEST_DATA, &v, 8));
+
+	ASSERT_EQ(0, uml_thread_clone(self->t, 0, &c, &cas));
+	ASSERT_NE(NULL, cas);
+	ASSERT_NE(self->as, cas);
+	EXPECT_EQ(cas, uml_thread_aspace(c));
+	EXPECT_NE(ppid, uml_thread_host_tid(c));
+	EXPECT_EQ(2, count_children());
+	/* Same registers, same memory. */
+	EXPECT_EQ(self->r->rip, uml_thread_regs(c)->rip);
+	EXPECT_EQ(self->r->rsp, uml_thread_regs(c)->rsp);
+	EXPECT_EQ(8, uml_mem_read(cas, &w, GUEST_DATA, 8));
+	EXPECT_EQ(0xaaaa, w);
+	/* The child has not run: it would have stored to GUEST_DATA. */
+	usleep(50000);
+	EXPECT_EQ(8, uml_mem_read(cas, &w, GUEST_DATA, 8));
+	EXPECT_EQ(0xaaaa, w);
+	/* A runtime write to one is invisible in the other. */
+	v = 0xbbbb;
+	EXPECT_EQ(8, uml_mem_write(self->as, GUEST_DATA + 8, &v, 8));
+	EXPECT_EQ(8, uml_mem_read(cas, &w, GUEST_DATA + 8, 8));
+	EXPECT_EQ(0, w);
+	/* Child gets 0, parent the child's id: both store it and exit. */
+	uml_thread_regs(c)->rax = 0;
+	self->r->rax = 1234;
+	ASSERT_EQ(0, uml_thread_run(c, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(60, self->ex.syscall.nr);
+	EXPECT_EQ(0, self->ex.syscall.args[0]);
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(1234, self->ex.syscall.args[0]);
+	EXPECT_EQ(8, uml_mem_read(self->as, &w, GUEST_DATA, 8));
+	EXPECT_EQ(1234, w);
+	EXPECT_EQ(8, uml_mem_read(cas, &w, GUEST_DATA, 8));
+	EXPECT_EQ(0, w);
+	/* Mem ops in the child do not touch the parent. */
+	EXPECT_EQ(0, uml_aspace_unmap(cas, GUEST_DATA, PAGE));
+	EXPECT_EQ(-EFAULT, uml_mem_read(cas, &w, GUEST_DATA, 8));
+	EXPECT_EQ(8, uml_mem_read(self->as, &w, GUEST_DATA, 8));
+	/* Each is destroyed alone. */
+	{
+		int cpid = uml_thread_host_tid(c);
+
+		uml_aspace_destroy(cas);
+		EXPECT_FALSE(pid_exists(cpid));
+		EXPECT_TRUE(pid_exists(ppid));
+		EXPECT_EQ(1, count_children());
+	}
+}
+
+TEST_F(clone, thread_shares_the_address_space)
+{
+	struct uml_aspace *cas = (void *)1;
+	struct uml_thread *c;
+	uint64_t w = 0;
+	int cpid;
+
+	ASSERT_EQ(0, run_to_syscall(self->as, self->t, code_thread,
+				    sizeof(code_thread), &self->ex));
+	ASSERT_EQ(56, self->ex.syscall.nr);
+	ASSERT_EQ(0, uml_thread_clone(self->t, UML_CLONE_THREAD, &c, &cas));
+	EXPECT_EQ(NULL, cas);
+	EXPECT_EQ(self->as, uml_thread_aspace(c));
+	cpid = uml_thread_host_tid(c);
+	EXPECT_NE(uml_thread_host_tid(self->t), cpid);
+	EXPECT_EQ(self->r->rip, uml_thread_regs(c)->rip);
+
+	/* The thread stores 0x77 and hits ud2 (fault details work there). */
+	uml_thread_regs(c)->rax = 0;
+	ASSERT_EQ(0, uml_thread_run(c, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(SIGILL, self->ex.fault.signo);
+	EXPECT_EQ(6, self->ex.fault.trapno);
+	EXPECT_EQ(8, uml_mem_read(self->as, &w, GUEST_DATA + 8, 8));
+	EXPECT_EQ(0x77, w);
+	/* The parent reads the thread's store. */
+	self->r->rax = cpid;
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(60, self->ex.syscall.nr);
+	EXPECT_EQ(0x77, self->ex.syscall.args[0]);
+	/* A mapping made now is seen by both. */
+	ASSERT_EQ(0, map_data(self->as, GUEST_DATA + PAGE));
+	uml_thread_destroy(c);
+	EXPECT_FALSE(pid_exists(cpid));
+	EXPECT_EQ(8, uml_mem_read(self->as, &w, GUEST_DATA + PAGE, 8));
+	EXPECT_EQ(1, count_children());
+}
+
+/* A thread outlives the first thread; mem ops still find a host task. */
+TEST_F(clone, aspace_survives_its_first_thread)
+{
+	struct uml_thread *c;
+	uint64_t w;
+
+	ASSERT_EQ(0, run_to_syscall(self->as, self->t, code_thread,
+				    sizeof(code_thread), &self->ex));
+	ASSERT_EQ(0, uml_thread_clone(self->t, UML_CLONE_THREAD, &c, NULL));
+	uml_thread_destroy(self->t);
+	self->t = NULL;
+	ASSERT_EQ(0, map_data(self->as, GUEST_DATA + PAGE));
+	EXPECT_EQ(8, uml_mem_read(self->as, &w, GUEST_DATA + PAGE, 8));
+	uml_thread_regs(c)->rax = 0;
+	ASSERT_EQ(0, uml_thread_run(c, &self->ex));
+	EXPECT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(0, uml_aspace_reset(self->as));
+}
+
+TEST_F(clone, fork_of_a_fork_and_mass_destroy)
+{
+	struct uml_aspace *a[4];
+	struct uml_thread *t[5], *th;
+	int pids[6], i;
+
+	ASSERT_EQ(0, run_to_syscall(self->as, self->t, code_fork,
+				    sizeof(code_fork), &self->ex));
+	t[0] = self->t;
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, uml_thread_clone(t[i], 0, &t[i + 1], &a[i]));
+	ASSERT_EQ(0, uml_thread_clone(t[4], UML_CLONE_THREAD, &th, NULL));
+	for (i = 0; i < 5; i++)
+		pids[i] = uml_thread_host_tid(t[i]);
+	pids[5] = uml_thread_host_tid(th);
+	EXPECT_EQ(6, count_children());
+	/* The last fork's child still runs fine. */
+	uml_thread_regs(t[4])->rax = 0;
+	ASSERT_EQ(0, uml_thread_run(t[4], &self->ex));
+	EXPECT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(60, self->ex.syscall.nr);
+	uml_host_close(self->host);
+	self->host = NULL;
+	for (i = 0; i < 6; i++)
+		EXPECT_FALSE(pid_exists(pids[i]));
+	EXPECT_EQ(0, count_children());
+}
+
+TEST_F(clone, bad_clone_arguments)
+{
+	struct uml_thread *c;
+	struct uml_aspace *cas;
+
+	EXPECT_EQ(-EINVAL, uml_thread_clone(self->t, 0x100, &c, &cas));
+	EXPECT_EQ(-EINVAL, uml_thread_clone(self->t, 0, &c, NULL));
+	EXPECT_EQ(-EINVAL, uml_thread_clone(self->t, 0, NULL, &cas));
+	EXPECT_EQ(1, count_children());
+}
+
+TEST_HARNESS_MAIN
