@@ -171,7 +171,9 @@ TEST_F(aspace, bad_mem_ops_are_rejected)
 {
 	const uint32_t anon = UML_MAP_PRIVATE | UML_MAP_ANONYMOUS;
 	const uint64_t top = self->info.guest_top;
-	int p = PROT_READ;
+	struct uml_mem_op op = { .op = 99, .fd = -1, .addr = GUEST_DATA, .len = PAGE };
+	int p = PROT_READ, err;
+	uint64_t w;
 
 	EXPECT_EQ(-EINVAL, uml_aspace_map(self->as, GUEST_DATA + 8, PAGE, p, anon, -1, 0));
 	EXPECT_EQ(-EINVAL, uml_aspace_map(self->as, GUEST_DATA, PAGE + 8, p, anon, -1, 0));
@@ -198,30 +200,22 @@ TEST_F(aspace, bad_mem_ops_are_rejected)
 	EXPECT_EQ(-EBADF, uml_aspace_map(self->as, GUEST_DATA, PAGE, p, UML_MAP_PRIVATE, 9999, 0));
 	EXPECT_EQ(-EINVAL, uml_aspace_map(self->as, GUEST_DATA, PAGE, p, UML_MAP_PRIVATE, 0, 12));
 	/* Unknown op; NULL ops. */
-	{
-		struct uml_mem_op op = { .op = 99, .fd = -1, .addr = GUEST_DATA, .len = PAGE };
-		int err;
-
-		EXPECT_EQ(-EINVAL, uml_aspace_mem(self->as, &op, 1, &err));
-		op.op = 0;
-		EXPECT_EQ(-EINVAL, uml_aspace_mem(self->as, &op, 1, &err));
-		op.op = UML_MEM_UNMAP;
-		op.flags = UML_MAP_PRIVATE;
-		EXPECT_EQ(-EINVAL, uml_aspace_mem(self->as, &op, 1, &err));
-		EXPECT_EQ(-EINVAL, uml_aspace_mem(self->as, NULL, 1, &err));
-	}
+	EXPECT_EQ(-EINVAL, uml_aspace_mem(self->as, &op, 1, &err));
+	op.op = 0;
+	EXPECT_EQ(-EINVAL, uml_aspace_mem(self->as, &op, 1, &err));
+	op.op = UML_MEM_UNMAP;
+	op.flags = UML_MAP_PRIVATE;
+	EXPECT_EQ(-EINVAL, uml_aspace_mem(self->as, &op, 1, &err));
+	EXPECT_EQ(-EINVAL, uml_aspace_mem(self->as, NULL, 1, &err));
 	/* Nothing got mapped by any of this. */
-	{
-		uint64_t w;
-
-		EXPECT_EQ(-EFAULT, uml_mem_read(self->as, &w, GUEST_DATA, 8));
-	}
+	EXPECT_EQ(-EFAULT, uml_mem_read(self->as, &w, GUEST_DATA, 8));
 }
 
 /* A file mapping: the fd reaches the stub, and does not stay there. */
 TEST_F(aspace, map_file_private_and_shared)
 {
 	char buf[2 * 4096], got[16];
+	int sv[2];
 	int fd, pid = uml_thread_host_tid(self->t), fds = count_fds(pid);
 
 	fd = memfd_create("libuml-test", MFD_CLOEXEC);
@@ -246,15 +240,11 @@ TEST_F(aspace, map_file_private_and_shared)
 	EXPECT_EQ(0, memcmp(got, "bbbbb", 5));
 	EXPECT_EQ(fds, count_fds(pid));
 	/* A file mapping of an fd that cannot be mapped. */
-	{
-		int sv[2];
-
-		ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
-		EXPECT_EQ(-ENODEV, uml_aspace_map(self->as, GUEST_DATA, PAGE,
-						  PROT_READ, UML_MAP_PRIVATE, sv[0], 0));
-		close(sv[0]);
-		close(sv[1]);
-	}
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	EXPECT_EQ(-ENODEV, uml_aspace_map(self->as, GUEST_DATA, PAGE,
+					  PROT_READ, UML_MAP_PRIVATE, sv[0], 0));
+	close(sv[0]);
+	close(sv[1]);
 	EXPECT_EQ(fds, count_fds(pid));
 	close(fd);
 }

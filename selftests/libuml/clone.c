@@ -51,7 +51,7 @@ TEST_F(clone, fork_is_a_cow_copy)
 	struct uml_aspace *cas;
 	struct uml_thread *c;
 	uint64_t v = 0xaaaa, w = 0;
-	int ppid = uml_thread_host_tid(self->t);
+	int ppid = uml_thread_host_tid(self->t), cpid;
 
 	ASSERT_EQ(0, run_to_syscall(self->as, self->t, code_fork,
 				    sizeof(code_fork), &self->ex));
@@ -97,14 +97,11 @@ TEST_F(clone, fork_is_a_cow_copy)
 	EXPECT_EQ(-EFAULT, uml_mem_read(cas, &w, GUEST_DATA, 8));
 	EXPECT_EQ(8, uml_mem_read(self->as, &w, GUEST_DATA, 8));
 	/* Each is destroyed alone. */
-	{
-		int cpid = uml_thread_host_tid(c);
-
-		uml_aspace_destroy(cas);
-		EXPECT_FALSE(pid_exists(cpid));
-		EXPECT_TRUE(pid_exists(ppid));
-		EXPECT_EQ(1, count_children());
-	}
+	cpid = uml_thread_host_tid(c);
+	uml_aspace_destroy(cas);
+	EXPECT_FALSE(pid_exists(cpid));
+	EXPECT_TRUE(pid_exists(ppid));
+	EXPECT_EQ(1, count_children());
 }
 
 TEST_F(clone, thread_shares_the_address_space)
