@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# umlrun runs busybox: each case is a `busybox sh -c` script run natively and
+# under `umlrun --backend=B`; stdout (with stderr folded in where the script
+# says so) and the exit status must be identical.  Then the runtime's own
+# cases: a segfault, a recovered SIGSEGV, a bounded fork bomb, bad input.
+#
+# Usage: selftests/runtime/busybox.sh [ptrace|skas]   (or $UML_BACKEND)
+# Runs from the repository root (or its copy in the VM); needs only busybox.
+
+B=${1:-${UML_BACKEND:-ptrace}}
+BB=/bin/busybox
+cd "$(dirname "$0")/../.." || exit 1
+TOP=$(pwd)
+UMLRUN=$TOP/guest-runtime/umlrun
+TESTBIN=$TOP/selftests/runtime
+
+n=0
+fail=0
+echo "TAP version 13"
+
+if [ ! -x "$UMLRUN" ] || [ ! -x "$BB" ]; then
+	echo "1..0 # SKIP umlrun or $BB missing"
+	exit 4
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/umlrun-test.XXXXXX") || exit 1
+trap 'rm -rf "$WORK"' EXIT
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	fail=$((fail + 1))
+	echo "not ok $n - $1"
+}
+
+# A fresh work folder with the same files for each run.
+setup_work() {
+	rm -rf "$WORK/w"
+	mkdir -p "$WORK/w/sub/deep"
+	printf 'banana\napple\ncherry\napple\ndate\n' > "$WORK/w/fruit"
+	printf 'one two three\nfour five\n' > "$WORK/w/words"
+	printf 'x\n' > "$WORK/w/sub/a.txt"
+	printf 'y\n' > "$WORK/w/sub/deep/b.txt"
+	$BB seq 1 2000 > "$WORK/w/nums"
+}
+
+# run_case NAME SCRIPT: compare native busybox with busybox under umlrun.
+run_case() {
+	setup_work
+	(cd "$WORK/w" && $BB timeout 60 $BB sh -c "$2" > "$WORK/native" 2>&1)
+	nst=$?
+	setup_work
+	(cd "$WORK/w" && $BB timeout 60 "$UMLRUN" --backend="$B" --rw \
+		$BB sh -c "$2" > "$WORK/guest" 2>&1)
+	gst=$?
+	if [ $nst -eq $gst ] && $BB cmp -s "$WORK/native" "$WORK/guest"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		echo "# script: $2"
+		echo "# native status $nst, guest status $gst"
+		$BB diff "$WORK/native" "$WORK/guest" | $BB head -20 | \
+			$BB sed 's/^/# /'
+	fi
+}
+
+# expect_status NAME STATUS CMD...: umlrun's exit status must be STATUS.
+expect_status() {
+	name=$1
+	want=$2
+	shift 2
+	$BB timeout 60 "$UMLRUN" --backend="$B" "$@" > "$WORK/out" 2>&1
+	st=$?
+	if [ "$st" = "$want" ]; then
+		ok "$name"
+	else
+		not_ok "$name"
+		echo "# wanted status $want, got $st"
+		$BB head -5 "$WORK/out" | $BB sed 's/^/# /'
+	fi
+}
+
+# expect_output NAME TEXT CMD...: umlrun exits 0 and prints exactly TEXT.
+expect_output() {
+	name=$1
+	want=$2
+	shift 2
+	got=$($BB timeout 60 "$UMLRUN" --backend="$B" "$@" 2>&1)
+	st=$?
+	if [ $st -eq 0 ] && [ "$got" = "$want" ]; then
+		ok "$name"
+	else
+		not_ok "$name"
+		echo "# status $st, output: $got"
+	fi
+}
+
+. "$TESTBIN/cases.sh"
+
+echo "1..$n"
+[ $fail -eq 0 ]

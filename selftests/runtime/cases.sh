@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The cases of busybox.sh (sourced by it).
+
+# ---- shell ----
+run_case "echo" 'echo hello world'
+run_case "exit status" 'exit 42'
+run_case "pipeline" 'cat fruit | sort | uniq -c | sort -rn'
+run_case "redirections" 'echo a > out; echo b >> out; cat < out; wc -l < out 2>&1'
+run_case "stderr redirection" 'ls /nonexistent 2>&1; echo st=$?'
+run_case "for loop" 'for i in 1 2 3; do echo "i=$i"; done'
+run_case "while loop" 'i=0; while [ $i -lt 50 ]; do i=$((i+1)); done; echo $i'
+run_case "subshell" '(cd sub && pwd | sed "s|.*/||"); (exit 5); echo $?'
+run_case "command substitution" 'x=$(echo inner $(echo nested)); echo "[$x]"'
+run_case "trap on signal" 'trap "echo caught USR1" USR1; kill -USR1 $$; echo after'
+run_case "trap on exit" 'trap "echo bye" EXIT; echo hi'
+run_case "background and wait" 'sleep 0.2 & echo started; wait $!; echo waited $?'
+run_case "background jobs" '(echo a > f1) & (echo b > f2) & wait; cat f1 f2'
+run_case "here document" 'cat <<X
+line one
+line two
+X'
+run_case "functions" 'f() { echo "f($1)"; return 3; }; f x; echo $?'
+run_case "case and test" 'for w in a1 b2 c3; do case $w in a*) echo A;; b*) echo B;; *) echo other;; esac; done; test -d sub && echo dir'
+run_case "arithmetic" 'echo $((6*7)) $((2**10)) $((17%5))'
+run_case "long pipeline" 'seq 1 500 | grep 7 | sed s/7/seven/ | tr a-z A-Z | tail -3'
+run_case "big pipe transfer" 'cat nums nums nums nums | md5sum'
+run_case "killed by signal" 'sh -c "kill -TERM \$\$"; echo status $?'
+run_case "SIGPIPE" 'seq 1 100000 | head -2; echo done'
+run_case "exec" 'exec echo replaced'
+run_case "read" 'printf "a b\nc d\n" | while read x y; do echo "$y-$x"; done'
+
+# ---- applets ----
+run_case "ls" 'ls; ls -a sub; ls -R sub'
+run_case "cat" 'cat fruit words'
+run_case "wc" 'wc fruit words nums'
+run_case "sort uniq" 'sort fruit | uniq; sort -u fruit; sort -n nums | tail -1'
+run_case "grep" 'grep -n an fruit; grep -c . nums; grep -v a fruit; grep -q zz fruit; echo $?'
+run_case "sed" 'sed -n "2,3p" fruit; sed "s/a/A/g" fruit; sed -e 1d -e \$d words'
+run_case "awk" 'awk "{ s += \$1 } END { print s }" nums; awk -F" " "{print NF, \$NF}" words'
+run_case "find" 'find . -name "*.txt" | sort; find sub -type d | sort'
+run_case "head tail" 'head -3 nums; tail -2 nums; head -c 5 fruit; echo; tail -n +1999 nums'
+run_case "cut" 'cut -c1-3 fruit; cut -d" " -f2 words'
+run_case "tr" 'echo hello | tr a-y b-z; echo aaa | tr -d a; echo abc | tr -s a'
+run_case "expr" 'expr 3 + 4; expr 10 / 3; expr length hello; expr 1 = 2; echo $?'
+run_case "test" 'test 1 -lt 2; echo $?; test -f fruit; echo $?; [ -z "" ]; echo $?; [ a = b ]; echo $?'
+run_case "printf" 'printf "%s-%d-%x-%05.1f\n" str 42 255 3.14159'
+run_case "seq" 'seq 5; seq 2 3 11; seq -s, 1 4'
+run_case "md5sum" 'md5sum fruit words; cat nums | md5sum'
+run_case "xargs" 'seq 1 10 | xargs echo; echo a b c | xargs -n1 echo x'
+run_case "file operations" 'mkdir d; touch d/f; mv d/f d/g; ln -s g d/l; ls d; readlink d/l; rm -r d; ls'
+run_case "cp chmod stat" 'cp fruit f2; chmod 600 f2; stat -c "%a %s" f2; cmp fruit f2 && echo same'
+
+# ---- the runtime itself ----
+expect_status "segfault: exit 139" 139 "$TESTBIN/segv"
+expect_output "SIGSEGV handler recovers" "recovered" "$TESTBIN/segv" handle
+expect_output "fork bomb is bounded" "bounded" --max-procs=32 "$TESTBIN/forkbomb"
+expect_status "missing program: 127" 127 "$WORK/does-not-exist"
+expect_status "not an ELF: 126" 126 "$TESTBIN/cases.sh"
+expect_status "dynamic ELF: 126" 126 "$TESTBIN/dynamic"
+expect_status "exit status passes through" 3 $BB sh -c 'exit 3'
+expect_status "signal death: 128+sig" 143 $BB sh -c 'kill -TERM $$'
