@@ -5,6 +5,9 @@
  */
 #include "libuml_test.h"
 
+#include <pthread.h>
+#include <sys/prctl.h>
+
 FIXTURE(aspace) {
 	struct uml_host *host;
 	struct uml_aspace *as;
@@ -317,6 +320,81 @@ TEST_F(aspace, reset_needs_a_single_thread)
 	EXPECT_EQ(-EBUSY, uml_aspace_reset(self->as));
 	uml_thread_destroy(t2);
 	EXPECT_EQ(0, uml_aspace_reset(self->as));
+}
+
+/* Reap @pid (our child or orphan); 1 if it died of SIGKILL within 5 s. */
+static int reaped_by_sigkill(int pid)
+{
+	int i, status;
+
+	for (i = 0; i < 500; i++) {
+		if (waitpid(pid, &status, WNOHANG | __WALL) == pid)
+			return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* A guest task cannot outlive its runtime, even one killed by SIGKILL. */
+TEST(runtime_death_kills_guests)
+{
+	struct uml_host *h;
+	struct uml_aspace *as, *cas;
+	struct uml_thread *t, *c, *th;
+	int p[2], pids[3], i;
+	pid_t rt;
+
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
+	ASSERT_EQ(0, pipe(p));
+	rt = fork();
+	ASSERT_GE(rt, 0);
+	if (!rt) {
+		if (uml_host_open(&h, UML_BACKEND_PTRACE) ||
+		    uml_aspace_create(h, &as, &t) ||
+		    uml_thread_clone(t, 0, &c, &cas) ||
+		    uml_thread_clone(t, UML_CLONE_THREAD, &th, NULL))
+			_exit(1);
+		pids[0] = uml_thread_host_tid(t);
+		pids[1] = uml_thread_host_tid(c);
+		pids[2] = uml_thread_host_tid(th);
+		if (write(p[1], pids, sizeof(pids)) != sizeof(pids))
+			_exit(1);
+		pause();
+		_exit(1);
+	}
+	close(p[1]);
+	ASSERT_EQ(sizeof(pids), read(p[0], pids, sizeof(pids)));
+	for (i = 0; i < 3; i++)
+		ASSERT_TRUE(pid_exists(pids[i]));
+	ASSERT_EQ(0, kill(rt, SIGKILL));
+	ASSERT_TRUE(reaped_by_sigkill(rt));
+	/* Orphans come to us, the subreaper: each died of SIGKILL. */
+	for (i = 0; i < 3; i++)
+		EXPECT_TRUE(reaped_by_sigkill(pids[i]));
+}
+
+/* The ptrace backend is driven by the thread that opened the host. */
+static void *run_elsewhere(void *arg)
+{
+	struct uml_exit ex;
+
+	return (void *)(long)uml_thread_run(arg, &ex);
+}
+
+TEST(ptrace_other_thread_cannot_drive)
+{
+	struct uml_host *h;
+	struct uml_aspace *as;
+	struct uml_thread *t;
+	pthread_t th;
+	void *ret;
+
+	ASSERT_EQ(0, uml_host_open(&h, UML_BACKEND_PTRACE));
+	ASSERT_EQ(0, uml_aspace_create(h, &as, &t));
+	ASSERT_EQ(0, pthread_create(&th, NULL, run_elsewhere, t));
+	ASSERT_EQ(0, pthread_join(th, &ret));
+	EXPECT_EQ(-EPERM, (long)ret);
+	uml_host_close(h);
 }
 
 TEST(backend_selection)
