@@ -76,7 +76,7 @@ void stats_print(void)
 			(unsigned long long)stat_exits[i]);
 }
 
-static void strace_arg(struct task *t, char c, uint64_t v)
+static void strace_arg(struct task *t, char c, uint64_t v, bool mem)
 {
 	char s[64];
 
@@ -89,7 +89,7 @@ static void strace_arg(struct task *t, char c, uint64_t v)
 		fprintf(stderr, "0%llo", (unsigned long long)v);
 		break;
 	case 's':
-		if (strncpy_from_guest(t, s, v, sizeof(s)) >= 0)
+		if (mem && strncpy_from_guest(t, s, v, sizeof(s)) >= 0)
 			fprintf(stderr, "\"%s\"", s);
 		else
 			fprintf(stderr, "%#llx", (unsigned long long)v);
@@ -99,8 +99,9 @@ static void strace_arg(struct task *t, char c, uint64_t v)
 	}
 }
 
+/* @mem: the guest's memory is still there to decode strings from. */
 static void strace_print(struct task *t, unsigned long nr, const uint64_t *a,
-			 long ret)
+			 long ret, bool mem)
 {
 	const struct syscall_desc *d = syscall_desc(nr);
 	const char *f;
@@ -115,7 +116,7 @@ static void strace_print(struct task *t, unsigned long nr, const uint64_t *a,
 	for (f = d->fmt; *f; f++, i++) {
 		if (i)
 			fputs(", ", stderr);
-		strace_arg(t, *f, a[i]);
+		strace_arg(t, *f, a[i], mem);
 	}
 	if (ret == SYS_NORETURN)
 		fputs(") = ?\n", stderr);
@@ -205,8 +206,11 @@ void syscall_handle(struct task *t)
 	}
 	if (opt.stats && !t->sys_again)
 		syscall_account(nr, &t0);
-	if (t->state == TASK_DEAD)
+	if (t->state == TASK_DEAD) {
+		if (opt.strace)
+			strace_print(t, nr, a, SYS_NORETURN, false);
 		return;
+	}
 	if (ret == SYS_BLOCK) {
 		t->sys_again = true;
 		if (!t->w.vfork && sig_pending_for(t)) {
@@ -217,7 +221,7 @@ void syscall_handle(struct task *t)
 		return;
 	}
 	if (opt.strace)
-		strace_print(t, nr, a, ret);
+		strace_print(t, nr, a, ret, true);
 	if (ret != SYS_NORETURN)
 		r->rax = ret;
 	t->sys_again = false;

@@ -25,7 +25,7 @@ if [ ! -x "$UMLRUN" ] || [ ! -x "$BB" ]; then
 	exit 4
 fi
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/umlrun-test.XXXXXX") || exit 1
+WORK=$($BB mktemp -d "${TMPDIR:-/tmp}/umlrun-test.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT
 
 ok() {
@@ -98,6 +98,20 @@ expect_output() {
 	else
 		not_ok "$name"
 		echo "# status $st, output: $got"
+	fi
+}
+
+# expect_grep NAME PATTERN CMD...: umlrun's combined output matches PATTERN.
+expect_grep() {
+	name=$1
+	pat=$2
+	shift 2
+	$BB timeout 60 "$UMLRUN" --backend="$B" "$@" > "$WORK/out" 2>&1
+	if $BB grep -q -- "$pat" "$WORK/out"; then
+		ok "$name"
+	else
+		not_ok "$name"
+		$BB head -5 "$WORK/out" | $BB sed 's/^/# /'
 	fi
 }
 

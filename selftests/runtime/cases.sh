@@ -27,6 +27,8 @@ run_case "big pipe transfer" 'cat nums nums nums nums | md5sum'
 run_case "killed by signal" 'sh -c "kill -TERM \$\$"; echo status $?'
 run_case "SIGPIPE" 'seq 1 100000 | head -2; echo done'
 run_case "exec" 'exec echo replaced'
+run_case "preemption: a spinning guest does not starve others" \
+	'while :; do :; done & sleep 0.1; echo answered; kill $!; wait $!; echo st=$?'
 run_case "read" 'printf "a b\nc d\n" | while read x y; do echo "$y-$x"; done'
 
 # ---- applets ----
@@ -54,6 +56,10 @@ run_case "cp chmod stat" 'cp fruit f2; chmod 600 f2; stat -c "%a %s" f2; cmp fru
 expect_status "segfault: exit 139" 139 "$TESTBIN/segv"
 expect_output "SIGSEGV handler recovers" "recovered" "$TESTBIN/segv" handle
 expect_output "fork bomb is bounded" "bounded" --max-procs=32 "$TESTBIN/forkbomb"
+expect_output "threads, futexes, tgkill" "threads 80000" "$TESTBIN/threads"
+expect_grep "--strace shows decoded calls" '^\[1\] exit_group(5) = ?' \
+	--strace $BB sh -c 'exit 5'
+expect_grep "--stats counts syscalls" 'exit_group *1' --stats $BB true
 expect_status "missing program: 127" 127 "$WORK/does-not-exist"
 expect_status "not an ELF: 126" 126 "$TESTBIN/cases.sh"
 expect_status "dynamic ELF: 126" 126 "$TESTBIN/dynamic"
