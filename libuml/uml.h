@@ -16,8 +16,18 @@
  *
  * Threading: all objects created from one struct uml_host are driven by one
  * runtime thread at a time (the ptrace backend requires that the tracer
- * thread, the one that created the object, drives it).  The exception is
- * uml_thread_kick(), which any thread or signal handler may call.
+ * thread drives them: the thread that called uml_host_open(); any other
+ * thread gets -EPERM).  The exception is uml_thread_kick(), which any thread
+ * or signal handler may call.
+ *
+ * Host processes (ptrace backend): every guest thread is a host process and
+ * a child of the runtime, reaped by libuml.  The runtime must therefore not
+ * reap children it does not know (waitpid(-1, ...), wait()) nor set SIGCHLD
+ * to SIG_IGN; a SIGCHLD handler should use SA_RESTART (without it, a stub's
+ * death during uml_thread_run() reads as UML_EXIT_INTERRUPTED, harmless).
+ *
+ * Licence: LGPL-2.1-or-later (see the SPDX line; the full text is in the
+ * repository's top-level licence files).
  *
  * Register conventions, identical on both backends:
  *
@@ -136,10 +146,21 @@ struct uml_mem_op {
 /**
  * uml_aspace_mem() - apply a batch of map/unmap/protect operations, in order.
  *
+ * Each operation must lie in [UML_GUEST_MIN, guest_top), outside the vDSO
+ * and vvar, page aligned, len > 0 (-EINVAL otherwise).  MAP: @flags exactly
+ * one of SHARED/PRIVATE plus optionally ANONYMOUS (fd == -1 and offset 0
+ * then), else a valid runtime @fd (-EBADF); only PROT_READ/WRITE/EXEC.
+ * UNMAP: prot, flags and offset must be 0; PROTECT: flags and offset 0.
+ * @fd is ignored by UNMAP and PROTECT.  Unknown ops: -EINVAL.  Errors of
+ * the host's mmap/munmap/mprotect come back as they are (-ENODEV for an
+ * fd that cannot be mapped, -EACCES, -ENOMEM...).
+ *
  * Return: the number of operations done (n on full success).  If operation
  * i fails, the batch stops there and the return value is i when i > 0; when
  * the first operation fails its -errno is returned.  @err, if not NULL,
  * receives the -errno of the failing operation (0 if all succeeded).
+ * -ESRCH: no host task of the address space is left to apply them; -EPERM
+ * (ptrace): called from a thread other than the tracer.
  */
 int uml_aspace_mem(struct uml_aspace *as, const struct uml_mem_op *ops,
 		   unsigned int n, int *err);
@@ -236,12 +257,22 @@ struct uml_regs *uml_thread_regs(struct uml_thread *t);
  *
  * Return: 0 with @ex filled, or -errno: -ESRCH (the thread's host task is
  * gone and its UML_EXIT_EXITED was already reported), -EBUSY (another
- * runtime thread is running it).
+ * runtime thread is running it), -EPERM (ptrace: not the tracer thread),
+ * -EINVAL (fs_base or gs_base is not a user address).
  *
  * A signal delivered to the calling runtime thread (whose handler was
  * installed without SA_RESTART) or a uml_thread_kick() ends the run with
  * UML_EXIT_INTERRUPTED; the guest is stopped at an instruction boundary and
- * resumes where it was.
+ * resumes where it was.  UML_EXIT_INTERRUPTED may also come without a kick
+ * (a signal sent to the guest's host task from outside, or a kick that lost
+ * the race with another event and is reported at the next run): the
+ * runtime just checks its own pending work and runs the thread again.
+ * UML_EXIT_FAULT is only reported for faults the host kernel raised
+ * (si_code > 0); a fault signal sent with kill() reads as INTERRUPTED.
+ *
+ * Sanitizing beyond putreg(): cs and ss are always the 64-bit user
+ * selectors, EFLAGS NT/IOPL/VM/VIF/VIP are cleared, and orig_rax is not
+ * loaded (no syscall restart can move rip behind the runtime's back).
  */
 int uml_thread_run(struct uml_thread *t, struct uml_exit *ex);
 
