@@ -557,49 +557,53 @@ static void mem_batch_end(struct uml_aspace *as, void *p)
 struct fd_msg {
 	struct msghdr mh;
 	struct iovec iov;
-	uint64_t byte;
+	uint64_t seq;
 	union {
 		struct cmsghdr align;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} c;
 };
 
-/* Pass the runtime's @fd into the stub: sendmsg here, recvmsg there. */
-static int pass_fd(struct batch *b, int fd)
+/* Send @fd to the stub's socket, tagged with @seq. */
+static int send_fd(int sock, int fd, uint64_t seq)
 {
-	struct fd_msg m, *sm = (struct fd_msg *)STUB_SCRATCH;
 	union {
 		struct cmsghdr align;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} c;
-	struct msghdr mh = { 0 };
-	struct iovec iov;
-	struct cmsghdr *cm;
-	char byte = 0;
-	long a[6] = { STUB_SOCK_FD, STUB_SCRATCH, MSG_CMSG_CLOEXEC };
-	long ret;
-	int sfd;
+	struct iovec iov = { .iov_base = &seq, .iov_len = sizeof(seq) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = c.buf, .msg_controllen = sizeof(c.buf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 
-	if (b->rfd == fd)
-		return 0;
-	batch_close_fd(b);
-	iov.iov_base = &byte;
-	iov.iov_len = 1;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = c.buf;
-	mh.msg_controllen = sizeof(c.buf);
-	cm = CMSG_FIRSTHDR(&mh);
+	memset(&c, 0, sizeof(c));
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(b->t->as->sock, &mh, MSG_NOSIGNAL) != 1)
-		return -errno;
+	return sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == sizeof(seq) ?
+	       0 : -errno;
+}
+
+/*
+ * One non-blocking recvmsg() in the stub: the fd received (-1 when the
+ * message carried none) in *@sfdp, its tag in *@seq.  -EAGAIN when the
+ * queue is empty.
+ */
+static int stub_recv_fd(struct batch *b, int *sfdp, uint64_t *seq)
+{
+	struct fd_msg m, *sm = (struct fd_msg *)STUB_SCRATCH;
+	long a[6] = { STUB_SOCK_FD, STUB_SCRATCH,
+		      MSG_CMSG_CLOEXEC | MSG_DONTWAIT };
+	struct cmsghdr *cm;
+	long ret;
+	int sfd = -1;
 
 	memset(&m, 0, sizeof(m));
-	m.iov.iov_base = &sm->byte;
-	m.iov.iov_len = 1;
+	m.iov.iov_base = &sm->seq;
+	m.iov.iov_len = sizeof(m.seq);
 	m.mh.msg_iov = &sm->iov;
 	m.mh.msg_iovlen = 1;
 	m.mh.msg_control = sm->c.buf;
@@ -612,13 +616,50 @@ static int pass_fd(struct batch *b, int fd)
 	if (uml_mem_read(b->t->as, &m, STUB_SCRATCH, sizeof(m)) != sizeof(m))
 		return -EFAULT;
 	cm = (struct cmsghdr *)m.c.buf;
-	if (m.mh.msg_controllen < CMSG_LEN(sizeof(int)) ||
-	    cm->cmsg_type != SCM_RIGHTS)
-		return -EBADF;
-	memcpy(&sfd, CMSG_DATA(cm), sizeof(int));
-	b->rfd = fd;
-	b->sfd = sfd;
+	if (m.mh.msg_controllen >= CMSG_LEN(sizeof(int)) &&
+	    cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&sfd, CMSG_DATA(cm), sizeof(int));
+	*seq = m.seq;
+	*sfdp = sfd;
 	return 0;
+}
+
+/*
+ * Pass the runtime's @fd into the stub: sendmsg() here, recvmsg() injected
+ * there.  Messages carry a sequence number, so a message left behind by an
+ * earlier failure can never be taken for this one: stale ones are closed.
+ */
+static int pass_fd(struct batch *b, int fd)
+{
+	static uint64_t next_seq;
+	uint64_t seq = __atomic_add_fetch(&next_seq, 1, __ATOMIC_RELAXED);
+	uint64_t got = 0;
+	long a[6] = { 0 };
+	int ret, sfd = -1, i;
+
+	if (b->rfd == fd)
+		return 0;
+	batch_close_fd(b);
+	ret = send_fd(b->t->as->sock, fd, seq);
+	if (ret)
+		return ret;
+	for (i = 0; i < 64; i++) {
+		ret = stub_recv_fd(b, &sfd, &got);
+		if (ret)
+			return ret;
+		if (got == seq && sfd >= 0) {
+			b->rfd = fd;
+			b->sfd = sfd;
+			return 0;
+		}
+		if (sfd >= 0) {
+			a[0] = sfd;
+			inject(b->t, &b->saved, SYS_close, a, NULL);
+		}
+		if (got == seq)
+			return -EBADF;
+	}
+	return -EIO;
 }
 
 static int mem_op(struct uml_aspace *as, const struct uml_mem_op *op, void *p)

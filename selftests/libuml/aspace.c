@@ -252,6 +252,39 @@ TEST_F(aspace, map_file_private_and_shared)
 	close(fd);
 }
 
+/* Several files in one batch: each mapping gets its own file. */
+TEST_F(aspace, batch_of_file_maps)
+{
+	int pid = uml_thread_host_tid(self->t), fds = count_fds(pid);
+	int fd[2], i, err;
+	char c;
+	struct uml_mem_op ops[4];
+
+	for (i = 0; i < 2; i++) {
+		fd[i] = memfd_create("libuml-test", MFD_CLOEXEC);
+		ASSERT_GE(fd[i], 0);
+		ASSERT_EQ(0, ftruncate(fd[i], 2 * PAGE));
+		ASSERT_EQ(1, pwrite(fd[i], i ? "B" : "A", 1, 0));
+		ASSERT_EQ(1, pwrite(fd[i], i ? "b" : "a", 1, PAGE));
+	}
+	for (i = 0; i < 4; i++) {
+		ops[i] = (struct uml_mem_op){
+			.op = UML_MEM_MAP, .prot = PROT_READ,
+			.flags = UML_MAP_PRIVATE, .fd = fd[i == 2],
+			.addr = GUEST_DATA + i * PAGE, .len = PAGE,
+			.offset = (i & 1) * PAGE,
+		};
+	}
+	ASSERT_EQ(4, uml_aspace_mem(self->as, ops, 4, &err));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(1, uml_mem_read(self->as, &c, GUEST_DATA + i * PAGE, 1));
+		EXPECT_EQ("AaBa"[i], c);
+	}
+	EXPECT_EQ(fds, count_fds(pid));
+	close(fd[0]);
+	close(fd[1]);
+}
+
 TEST_F(aspace, mem_write_ignores_guest_protection)
 {
 	uint64_t v = 0xfeedfacecafebeefULL, w = 0;
