@@ -299,6 +299,10 @@ long sys_arch_prctl(struct task *t, const uint64_t *a)
 {
 	struct uml_regs *r = uml_thread_regs(t->th);
 
+	/* Like the kernel: a base must be a user address. */
+	if ((a[0] == ARCH_SET_FS || a[0] == ARCH_SET_GS) &&
+	    a[1] >= (1ULL << 47) - PAGE_SIZE)
+		return -EPERM;
 	switch (a[0]) {
 	case ARCH_SET_FS:
 		r->fs_base = a[1];
