@@ -130,6 +130,23 @@ static int start_status(int err)
 	return 126;
 }
 
+/* Like a shell: a PROGRAM without a slash is looked up in $PATH. */
+static const char *find_program(const char *prog)
+{
+	static char buf[4096];
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(prog, '/') || !path || !root_is_slash)
+		return prog;
+	for (p = path; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), p, prog);
+		if (access(buf, X_OK) == 0)
+			return buf;
+	}
+	return prog;
+}
+
 extern int proc_start_init(const char *path, int argc, char **argv,
 			   char **envp);
 
@@ -149,7 +166,7 @@ int main(int argc, char **argv)
 		die("cannot open backend '%s': %s",
 		    uml_backend_name(opt.backend), strerror(-r));
 
-	r = proc_start_init(argv[first], argc - first, argv + first, environ);
+	r = proc_start_init(find_program(argv[first]), argc - first, argv + first, environ);
 	if (r < 0)
 		return start_status(r);
 	r = sched_loop();
