@@ -21,6 +21,8 @@ else
 fi
 out=$top/build/kmod/$name
 mkdir -p "$out"
+exec 7>"$out.lock"
+flock 7
 # Mirror the sources (rsync -c would do; plain cp keeps the dependency list short).
 rm -rf "$out/module" "$out/uapi"
 cp -a "$top/Kbuild" "$top/module" "$top/uapi" "$out/"

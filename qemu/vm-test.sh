@@ -28,6 +28,10 @@ VM_MEM=${VM_MEM:-2048}
 
 kernel_resolve "$kver" || exit 1
 out=$top/build/vm/$kver
+# One VM per kernel at a time: runs share build/vm/KVER and build/kmod/KVER.
+mkdir -p "$top/build/vm"
+exec 8>"$top/build/vm/.$kver.lock"
+flock 8
 rm -rf "$out"; mkdir -p "$out"
 ko=$("$QEMU_DIR/build-module.sh" "$kver") || { echo "vm-$kver: module build failed" >&2; exit 1; }
 
@@ -60,6 +64,7 @@ fi
 append="console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1"
 append+=" cryptomgr.notests skas_mode=$mode"
 [ -n "$filter" ] && append+=" skas_tests=$filter"
+[ "$mode" = demo ] && append+=" quiet"
 qemu=(qemu-system-x86_64 -machine pc -cpu max -smp 2 -m "$VM_MEM" -no-reboot
       -no-user-config -nodefaults -display none -nic none
       -kernel "$KIMAGE" -initrd "$out/initramfs.gz" -append "$append")
@@ -80,7 +85,7 @@ res=$out/results.log
 # The serial ports write CRLF.
 sed -i 's/\r$//' "$res" "$out/console.log"
 if [ "$mode" = demo ]; then
-	cat "$out/console.log"
+	grep -av "^\[ *[0-9.]*\] reboot: " "$out/console.log"
 	status=$(sed -n 's/^SKAS-STATUS \([0-9]*\).*/\1/p' "$res" | tail -n 1)
 	[ -n "$status" ] || { echo "demo: the VM ended without a status (qemu exit $qrc)" >&2; exit 1; }
 	exit "$status"
@@ -96,7 +101,7 @@ if ! grep -q '^SKAS-DONE$' "$res"; then
 	fail=$((fail + 1))
 fi
 # Kernel log: console (printed live, survives a panic) and init's dmesg dump.
-bad='WARNING:|BUG:|Oops|general protection|KASAN:|possible circular locking|lockdep|unreferenced object|sleeping function called from invalid context|Kernel panic|soft lockup|hard LOCKUP|blocked for more than|UBSAN:|list_add corruption|list_del corruption|refcount_t:'
+bad='WARNING:|BUG:|Oops|general protection|KASAN:|possible circular locking|inconsistent lock state|possible recursive locking|unreferenced object|sleeping function called from invalid context|Kernel panic|soft lockup|hard LOCKUP|blocked for more than|UBSAN:|list_add corruption|list_del corruption|refcount_t:'
 if grep -aEn "$bad" "$out/console.log" "$res" > "$out/kernel-bad.log"; then
 	echo "not ok - vm-$kver: kernel log is clean"
 	sed 's/^/# /' "$out/kernel-bad.log" | head -n 40
