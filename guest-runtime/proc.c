@@ -80,6 +80,12 @@ struct task *task_first_alive(struct proc *p)
 static void task_unlink(struct task *t)
 {
 	struct task **pp;
+	struct proc *q;
+
+	/* A vfork child must not wake a parent thread that is gone. */
+	for (q = procs; q; q = q->next)
+		if (q->vfork_parent == t)
+			q->vfork_parent = NULL;
 
 	for (pp = &t->p->threads; *pp; pp = &(*pp)->next_in_proc) {
 		if (*pp == t) {
