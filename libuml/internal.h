@@ -84,6 +84,6 @@ long __uml_pt_inject(struct uml_thread *t, long nr, long a1, long a2,
 		     long a3, long a4, long a5, long a6);
 int __uml_pt_save(struct uml_thread *t, void *kregs);
 int __uml_pt_restore(struct uml_thread *t, const void *kregs);
-int __uml_pt_setup_task(struct uml_thread *t);
+int __uml_pt_setup_altstack(struct uml_thread *t);
 
 #endif

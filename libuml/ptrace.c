@@ -43,6 +43,9 @@ extern const char __uml_stub_elf[], __uml_stub_elf_end[];
 /* A vDSO below this (legacy bottom-up layout) is unmapped, not kept. */
 #define VDSO_KEEP_MIN	0x7e0000000000ULL
 
+/* The kernel ABI flag glibc sets behind our back; raw rt_sigaction needs it. */
+#define KSA_RESTORER	0x04000000
+
 #define STUB_OPTIONS	(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | \
 			 PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE)
 
@@ -379,34 +382,37 @@ static int stub_hollow(struct uml_thread *t, const struct range *keep, int n)
 }
 
 /*
- * Per-task set-up of the fault-info handler (see ptrace_run.c): an
- * alternate stack in the stub's data and, for each fault signal, a handler
- * at STUB_HANDLER that traps at once.  Signal dispositions are per mm-less
- * "process" here (no CLONE_SIGHAND), the altstack per task.
+ * The fault-info handler (see ptrace_run.c): an alternate stack in the
+ * stub's data, per task (a CLONE_VM child starts without one), and for
+ * each fault signal a handler at STUB_HANDLER that traps at once, per
+ * process (inherited by clone and fork, as there is no CLONE_SIGHAND).
  */
-int __uml_pt_setup_task(struct uml_thread *t)
+int __uml_pt_setup_altstack(struct uml_thread *t)
+{
+	struct {
+		uint64_t sp;
+		int32_t flags, pad;
+		uint64_t size;
+	} ss = { .sp = STUB_ALTSTACK, .size = STUB_ALTSTACK_SIZE };
+
+	if (uml_mem_write(t->as, STUB_SCRATCH, &ss, sizeof(ss)) != sizeof(ss))
+		return -EFAULT;
+	return __uml_pt_inject(t, SYS_sigaltstack, STUB_SCRATCH, 0, 0, 0, 0, 0);
+}
+
+static int setup_handlers(struct uml_thread *t)
 {
 	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP };
 	struct {
 		uint64_t handler, flags, restorer, mask;
 	} ksa = {
 		.handler = STUB_HANDLER,
-		.flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | 0x04000000,
+		.flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | KSA_RESTORER,
 		.restorer = STUB_HANDLER,	/* never returns anyway */
 	};
-	struct {
-		uint64_t sp;
-		int32_t flags, pad;
-		uint64_t size;
-	} ss = { .sp = STUB_ALTSTACK, .size = STUB_ALTSTACK_SIZE };
-	long ret;
 	unsigned int i;
+	long ret;
 
-	if (uml_mem_write(t->as, STUB_SCRATCH, &ss, sizeof(ss)) != sizeof(ss))
-		return -EFAULT;
-	ret = __uml_pt_inject(t, SYS_sigaltstack, STUB_SCRATCH, 0, 0, 0, 0, 0);
-	if (ret)
-		return ret;
 	if (uml_mem_write(t->as, STUB_SCRATCH, &ksa, sizeof(ksa)) != sizeof(ksa))
 		return -EFAULT;
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
@@ -479,7 +485,9 @@ static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
 	n = stub_layout(pid, keep, 8, &as->info);
 	ret = n < 0 ? n : stub_hollow(t, keep, n);
 	if (!ret)
-		ret = __uml_pt_setup_task(t);
+		ret = __uml_pt_setup_altstack(t);
+	if (!ret)
+		ret = setup_handlers(t);
 	if (ret) {
 		aspace_destroy(as);
 		return ret;

@@ -327,7 +327,7 @@ int __uml_pt_thread_clone(struct uml_thread *parent, unsigned int flags,
 		return -ENOMEM;
 	}
 	/* A CLONE_VM child has no altstack: give it the stub's. */
-	ret = (flags & UML_CLONE_THREAD) ? __uml_pt_setup_task(c) : 0;
+	ret = (flags & UML_CLONE_THREAD) ? __uml_pt_setup_altstack(c) : 0;
 	if (ret) {
 		if (cas != as)
 			uml_aspace_destroy(cas);

@@ -21,6 +21,7 @@ msg:	.ascii "hi\\n"
 'segv_read': "mov $0x1234567, %r12d\n movq %r12, %xmm0\n mov 0x1230, %rax\n ud2\n",
 'segv_write': "movl $1, 0x400000\n ud2\n",
 'ud2': "ud2\n",
+'divzero': "xor %ecx, %ecx\n div %ecx\n ud2\n",
 'spin': "1: jmp 1b\n",
 'sanitize': "pushfq\n pop %rdi\n mov %cs, %esi\n mov %ss, %edx\n mov $60, %eax\n syscall\n ud2\n",
 'xmm1': "movq %xmm1, %rdi\n mov $60, %eax\n syscall\n ud2\n",

@@ -75,6 +75,15 @@ static const unsigned char code_ud2[] = {
 };
 
 /*
+ * xor    %ecx,%ecx
+ * div    %ecx
+ * ud2
+ */
+static const unsigned char code_divzero[] = {
+	0x31, 0xc9, 0xf7, 0xf1, 0x0f, 0x0b,
+};
+
+/*
  * jmp    0 <_s>
  */
 static const unsigned char code_spin[] = {

@@ -159,6 +159,34 @@ TEST_F(run, ud2_is_sigill)
 	EXPECT_EQ(GUEST_CODE, self->r->rip);
 }
 
+TEST_F(run, divide_by_zero_is_sigfpe)
+{
+	ASSERT_EQ(0, start(self->as, self->r, code_divzero,
+			   sizeof(code_divzero)));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(SIGFPE, self->ex.fault.signo);
+	EXPECT_EQ(FPE_INTDIV, self->ex.fault.code);
+	EXPECT_EQ(GUEST_CODE + 2, self->ex.fault.addr);
+	EXPECT_EQ(0, self->ex.fault.trapno);		/* #DE */
+}
+
+/* A guest int3 is a SIGTRAP fault, not confused with the stub's own. */
+TEST_F(run, int3_is_sigtrap)
+{
+	static const unsigned char code[] = { 0xcc, 0x0f, 0x0b };
+
+	ASSERT_EQ(0, start(self->as, self->r, code, sizeof(code)));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(SIGTRAP, self->ex.fault.signo);
+	EXPECT_EQ(3, self->ex.fault.trapno);		/* #BP */
+	EXPECT_EQ(GUEST_CODE + 1, self->r->rip);
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(SIGILL, self->ex.fault.signo);
+}
+
 TEST_F(run, jump_to_unmapped_code_faults)
 {
 	ASSERT_EQ(0, map_data(self->as, GUEST_DATA));
