@@ -260,6 +260,73 @@ TEST_F(run, runtime_signal_interrupts_the_run)
 	EXPECT_EQ(GUEST_CODE, self->r->rip);
 }
 
+static struct uml_thread *alarm_target;
+
+static void kick_on_alarm(int sig)
+{
+	uml_thread_kick(alarm_target);
+}
+
+/* A kick from a signal handler installed with SA_RESTART. */
+TEST_F(run, kick_from_signal_handler)
+{
+	struct sigaction sa = { .sa_handler = kick_on_alarm,
+				.sa_flags = SA_RESTART };
+	struct itimerval it = { .it_value = { 0, 100000 } };
+
+	ASSERT_EQ(0, start(self->as, self->r, code_spin, sizeof(code_spin)));
+	alarm_target = self->t;
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	EXPECT_EQ(UML_EXIT_INTERRUPTED, self->ex.reason);
+	EXPECT_EQ(GUEST_CODE, self->r->rip);
+}
+
+/* Each runtime thread drives its own host; they do not disturb each other. */
+static void *getpid_loop(void *arg)
+{
+	/* 1: mov $39, %eax; syscall; jmp 1b */
+	static const unsigned char code[] = {
+		0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xeb, 0xf7,
+	};
+	enum uml_backend b = *(enum uml_backend *)arg;
+	struct uml_host *h;
+	struct uml_aspace *as;
+	struct uml_thread *t;
+	struct uml_exit ex;
+	long i, bad = 0;
+
+	if (uml_host_open(&h, b) || uml_aspace_create(h, &as, &t) ||
+	    load_code(as, GUEST_CODE, code, sizeof(code)))
+		return (void *)-1L;
+	uml_thread_regs(t)->rip = GUEST_CODE;
+	for (i = 0; i < 2000; i++) {
+		if (uml_thread_run(t, &ex) || ex.reason != UML_EXIT_SYSCALL ||
+		    ex.syscall.nr != 39)
+			bad++;
+		uml_thread_regs(t)->rax = i;
+	}
+	uml_host_close(h);
+	return (void *)bad;
+}
+
+TEST_F(run, hosts_in_parallel_threads)
+{
+	enum uml_backend b = variant->backend;
+	pthread_t th[3];
+	void *ret;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, getpid_loop, &b));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, pthread_join(th[i], &ret));
+		EXPECT_EQ(0, (long)ret);
+	}
+	EXPECT_EQ(1, count_children());		/* the fixture's own */
+}
+
 /* A guest that jumps to the stub's syscall instruction still traps. */
 TEST_F(run, stub_syscall_page_traps)
 {
