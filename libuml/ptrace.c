@@ -107,7 +107,9 @@ void __uml_pt_thread_free(struct uml_thread *t)
 
 	if (t->pid) {
 		syscall(SYS_pidfd_send_signal, t->pidfd, SIGKILL, NULL, 0);
-		__uml_pt_wait(t->pid, &status);
+		/* Skip any stop still to be reported; reap the death. */
+		while (!__uml_pt_wait(t->pid, &status) && WIFSTOPPED(status))
+			;
 		t->pid = 0;
 	}
 	close(t->pidfd);
@@ -218,6 +220,9 @@ static long inject(struct uml_thread *t, const struct user_regs_struct *base,
 				return -errno;
 			if (r.rip == STUB_SYSCALL_END)
 				return r.rax;
+			/* Only stub code can run here; never resume elsewhere. */
+			if (r.rip < STUB_BASE || r.rip >= STUB_BASE + STUB_CODE_SIZE)
+				return -EFAULT;
 			continue;
 		}
 		if (!ptrace(PTRACE_GETSIGINFO, t->pid, 0, &si) &&

@@ -5,6 +5,7 @@ PHDRS
 {
 	text PT_LOAD FLAGS(5);
 	data PT_LOAD FLAGS(6);
+	stack PT_GNU_STACK FLAGS(6);	/* no executable stack */
 }
 SECTIONS
 {
