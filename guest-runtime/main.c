@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 	r = uml_host_open(&host, opt.backend);
 	if (r < 0)
 		die("cannot open backend '%s': %s",
-		    uml_backend_name(opt.backend), strerror(-r));
+		    uml_backend_name(opt.backend), uml_strerror(r));
 
 	r = proc_start_init(find_program(argv[first]), argc - first, argv + first, environ);
 	if (r < 0)

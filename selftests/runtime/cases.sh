@@ -66,5 +66,6 @@ expect_grep "--stats counts syscalls" 'exit_group *1' --stats $BB true
 expect_status "missing program: 127" 127 "$WORK/does-not-exist"
 expect_status "not an ELF: 126" 126 "$TESTBIN/cases.sh"
 expect_status "dynamic ELF: 126" 126 "$TESTBIN/dynamic"
+expect_status "unknown backend: 125" 125 --backend=bogus $BB true
 expect_status "exit status passes through" 3 $BB sh -c 'exit 3'
 expect_status "signal death: 128+sig" 143 $BB sh -c 'kill -TERM $$'
