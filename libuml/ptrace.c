@@ -146,6 +146,16 @@ static void aspace_destroy(struct uml_aspace *as)
 	free(as);
 }
 
+static long mem_rw(struct uml_aspace *as, void *buf, uint64_t addr,
+		   size_t len, int write);
+
+/* Write the stub's scratch page (uml_mem_write() refuses the stub). */
+static int scratch_write(struct uml_aspace *as, const void *buf, size_t len)
+{
+	return mem_rw(as, (void *)buf, STUB_SCRATCH, len, 1) == (long)len ?
+	       0 : -EFAULT;
+}
+
 /* ---- syscall injection ------------------------------------------------ */
 
 int __uml_pt_save(struct uml_thread *t, void *kregs)
@@ -400,7 +410,7 @@ int __uml_pt_setup_altstack(struct uml_thread *t)
 		uint64_t size;
 	} ss = { .sp = STUB_ALTSTACK, .size = STUB_ALTSTACK_SIZE };
 
-	if (uml_mem_write(t->as, STUB_SCRATCH, &ss, sizeof(ss)) != sizeof(ss))
+	if (scratch_write(t->as, &ss, sizeof(ss)))
 		return -EFAULT;
 	return __uml_pt_inject(t, SYS_sigaltstack, STUB_SCRATCH, 0, 0, 0, 0, 0);
 }
@@ -418,7 +428,7 @@ static int setup_handlers(struct uml_thread *t)
 	unsigned int i;
 	long ret;
 
-	if (uml_mem_write(t->as, STUB_SCRATCH, &ksa, sizeof(ksa)) != sizeof(ksa))
+	if (scratch_write(t->as, &ksa, sizeof(ksa)))
 		return -EFAULT;
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		ret = __uml_pt_inject(t, SYS_rt_sigaction, sigs[i],
@@ -621,7 +631,7 @@ static int stub_recv_fd(struct batch *b, int *sfdp, uint64_t *seq)
 	m.mh.msg_iovlen = 1;
 	m.mh.msg_control = sm->c.buf;
 	m.mh.msg_controllen = sizeof(m.c.buf);
-	if (uml_mem_write(b->t->as, STUB_SCRATCH, &m, sizeof(m)) != sizeof(m))
+	if (scratch_write(b->t->as, &m, sizeof(m)))
 		return -EFAULT;
 	ret = inject(b->t, &b->saved, SYS_recvmsg, a, NULL);
 	if (ret < 0)

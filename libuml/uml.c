@@ -338,14 +338,47 @@ long uml_mem_read(struct uml_aspace *as, void *buf, uint64_t addr, size_t len)
 	return as->host->ops->mem_read(as, buf, addr, len);
 }
 
+/*
+ * How much of [addr, addr + len) the runtime may write: guest memory only.
+ * The backend's pages at and above guest_top hold code that runs with host
+ * syscalls enabled, so a runtime tricked into writing there (a guest
+ * pointer passed to read(), say) would hand the guest the host; the vDSO
+ * is shared code too.  Reads are harmless and not limited.
+ */
+static uint64_t writable_len(const struct uml_aspace_info *info,
+			     uint64_t addr, uint64_t len)
+{
+	uint64_t limit = info->guest_top, b[2] = { info->vdso_base,
+						     info->vvar_base };
+	uint64_t l[2] = { info->vdso_len, info->vvar_len };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!l[i])
+			continue;
+		if (addr >= b[i] && addr < b[i] + l[i])
+			return 0;
+		if (addr < b[i] && b[i] < limit)
+			limit = b[i];
+	}
+	if (addr >= limit)
+		return 0;
+	return len < limit - addr ? len : limit - addr;
+}
+
 long uml_mem_write(struct uml_aspace *as, uint64_t addr, const void *buf,
 		   size_t len)
 {
+	uint64_t n;
+
 	if (!as || (!buf && len))
 		return -EINVAL;
 	if (!len)
 		return 0;
-	return as->host->ops->mem_write(as, addr, buf, len);
+	n = writable_len(&as->info, addr, len);
+	if (!n)
+		return -EFAULT;
+	return as->host->ops->mem_write(as, addr, buf, n);
 }
 
 /* ---- threads ---------------------------------------------------------- */

@@ -185,6 +185,9 @@ int uml_aspace_reset(struct uml_aspace *as);
  * a short count (or -EFAULT when nothing could be copied) when the range is
  * not mapped with the needed access in the guest.  Writes ignore the
  * guest's PROT_WRITE (like ptrace POKEDATA), reads its PROT_READ.
+ * Writes stop at guest_top and at the vDSO/vvar (short count, or -EFAULT
+ * when starting there): the backend's reserved pages are never writable
+ * from the runtime, so a guest-chosen pointer cannot plant code there.
  */
 long uml_mem_read(struct uml_aspace *as, void *buf, uint64_t addr, size_t len);
 long uml_mem_write(struct uml_aspace *as, uint64_t addr, const void *buf,

@@ -309,6 +309,34 @@ TEST_F(aspace, mem_write_ignores_guest_protection)
 	EXPECT_EQ(42, w);
 }
 
+/* The backend's pages and the vDSO are never writable from the runtime. */
+TEST_F(aspace, reserved_pages_are_not_writable)
+{
+	const uint64_t top = self->info.guest_top;
+	unsigned char before[64], after[64], junk[64];
+	uint64_t v = 0;
+
+	memset(junk, 0xcc, sizeof(junk));
+	/* Whatever lies at guest_top (reserved or nothing) stays as it was. */
+	EXPECT_EQ(-EFAULT, uml_mem_write(self->as, top, junk, 64));
+	EXPECT_EQ(-EFAULT, uml_mem_write(self->as, -64ULL, junk, 64));
+	ASSERT_EQ(0, map_data(self->as, top - PAGE));
+	EXPECT_EQ(8, uml_mem_write(self->as, top - 8, junk, 64));
+	EXPECT_EQ(8, uml_mem_read(self->as, &v, top - 8, 8));
+	EXPECT_EQ(0xccccccccccccccccULL, v);
+	if (self->info.vdso_base) {
+		ASSERT_EQ(64, uml_mem_read(self->as, before,
+					   self->info.vdso_base, 64));
+		EXPECT_EQ(-EFAULT, uml_mem_write(self->as, self->info.vdso_base,
+						 junk, 64));
+		EXPECT_EQ(-EFAULT, uml_mem_write(self->as, self->info.vvar_base,
+						 junk, 64));
+		ASSERT_EQ(64, uml_mem_read(self->as, after,
+					   self->info.vdso_base, 64));
+		EXPECT_EQ(0, memcmp(before, after, 64));
+	}
+}
+
 TEST_F(aspace, mem_access_to_unmapped_memory)
 {
 	char buf[64];
