@@ -231,13 +231,20 @@ static void on_host_signal(int sig)
 		uml_thread_kick(t->th);
 }
 
+/* The slice timer runs only while some guest runs: an idle runtime sleeps. */
+static void slice_timer(bool on)
+{
+	struct itimerval it = {
+		.it_interval = { 0, on ? SLICE_USEC : 0 },
+		.it_value = { 0, on ? SLICE_USEC : 0 },
+	};
+
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
 static void setup_timer(void)
 {
 	struct sigaction sa;
-	struct itimerval it = {
-		.it_interval = { 0, SLICE_USEC },
-		.it_value = { 0, SLICE_USEC },
-	};
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
@@ -248,7 +255,7 @@ static void setup_timer(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
-	setitimer(ITIMER_REAL, &it, NULL);
+	slice_timer(true);
 }
 
 /* Forward a signal sent to umlrun to the guest's foreground group. */
@@ -352,7 +359,9 @@ int sched_loop(void)
 		}
 		t = rq_pop();
 		if (!t) {
+			slice_timer(false);
 			poll_events(true);
+			slice_timer(true);
 			continue;
 		}
 		run_task(t);
