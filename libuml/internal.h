@@ -28,6 +28,8 @@ struct uml_ops {
 	int (*thread_kick)(struct uml_thread *t);
 	int (*get_fpregs)(struct uml_thread *t, struct uml_fpregs *fp);
 	int (*set_fpregs)(struct uml_thread *t, const struct uml_fpregs *fp);
+	long (*get_xstate)(struct uml_thread *t, void *buf, size_t len);
+	int (*set_xstate)(struct uml_thread *t, const void *buf, size_t len);
 	int (*thread_clone)(struct uml_thread *parent, unsigned int flags,
 			    struct uml_thread **childp,
 			    struct uml_aspace **child_asp);

@@ -825,6 +825,8 @@ int __uml_pt_thread_run(struct uml_thread *t, struct uml_exit *ex);
 int __uml_pt_thread_kick(struct uml_thread *t);
 int __uml_pt_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp);
 int __uml_pt_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp);
+long __uml_pt_get_xstate(struct uml_thread *t, void *buf, size_t len);
+int __uml_pt_set_xstate(struct uml_thread *t, const void *buf, size_t len);
 int __uml_pt_thread_clone(struct uml_thread *parent, unsigned int flags,
 			  struct uml_thread **childp,
 			  struct uml_aspace **child_asp);
@@ -847,6 +849,8 @@ const struct uml_ops __uml_ptrace_ops = {
 	.thread_kick = __uml_pt_thread_kick,
 	.get_fpregs = __uml_pt_get_fpregs,
 	.set_fpregs = __uml_pt_set_fpregs,
+	.get_xstate = __uml_pt_get_xstate,
+	.set_xstate = __uml_pt_set_xstate,
 	.thread_clone = __uml_pt_thread_clone,
 	.thread_destroy = thread_destroy,
 };

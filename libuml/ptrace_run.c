@@ -262,6 +262,43 @@ int __uml_pt_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp)
 	return ptrace(PTRACE_SETFPREGS, t->pid, 0, fp) ? -errno : 0;
 }
 
+long __uml_pt_get_xstate(struct uml_thread *t, void *buf, size_t len)
+{
+	struct iovec iov;
+	void *xs;
+	long ret;
+
+	if (!t->pid)
+		return -ESRCH;
+	xs = malloc(XSTATE_MAX);
+	if (!xs)
+		return -ENOMEM;
+	iov.iov_base = xs;
+	iov.iov_len = XSTATE_MAX;
+	if (ptrace(PTRACE_GETREGSET, t->pid, NT_X86_XSTATE, &iov)) {
+		ret = -errno;
+	} else {
+		ret = iov.iov_len;
+		if (len && len < iov.iov_len)
+			ret = -ENOSPC;
+		else if (len)
+			memcpy(buf, xs, iov.iov_len);
+	}
+	free(xs);
+	return ret;
+}
+
+int __uml_pt_set_xstate(struct uml_thread *t, const void *buf, size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	if (!t->pid)
+		return -ESRCH;
+	if (ptrace(PTRACE_SETREGSET, t->pid, NT_X86_XSTATE, &iov))
+		return errno == EFAULT || errno == EIO ? -EINVAL : -errno;
+	return 0;
+}
+
 /* Kill and reap a half-made child. */
 static void child_abort(pid_t pid)
 {

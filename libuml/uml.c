@@ -416,6 +416,20 @@ int uml_thread_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp)
 	return t->as->host->ops->set_fpregs(t, fp);
 }
 
+long uml_thread_get_xstate(struct uml_thread *t, void *buf, size_t len)
+{
+	if (!t || (!buf && len))
+		return -EINVAL;
+	return t->as->host->ops->get_xstate(t, buf, len);
+}
+
+int uml_thread_set_xstate(struct uml_thread *t, const void *buf, size_t len)
+{
+	if (!t || !buf || len < 576)
+		return -EINVAL;
+	return t->as->host->ops->set_xstate(t, buf, len);
+}
+
 int uml_thread_clone(struct uml_thread *parent, unsigned int flags,
 		     struct uml_thread **childp, struct uml_aspace **child_asp)
 {

@@ -285,6 +285,24 @@ int uml_thread_kick(struct uml_thread *t);
 int uml_thread_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp);
 int uml_thread_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp);
 
+/**
+ * uml_thread_get_xstate() - the thread's whole FPU/vector state.
+ * @buf, @len: where to put it; @len 0 just asks for the size.
+ *
+ * The image is the XSAVE standard (non-compacted) format, as
+ * PTRACE_GETREGSET(NT_X86_XSTATE) and core dumps have it: the FXSAVE area
+ * (whose software-reserved bytes at 464 start with the enabled feature
+ * mask, XCR0, as a uint64_t), the XSAVE header at 512 (XSTATE_BV first),
+ * then the enabled components (AVX upper halves at 576, ...).  A signal
+ * frame uses the same layout with struct _fpx_sw_bytes at 464, which the
+ * runtime fills in itself.
+ *
+ * Return: the image size, -ENOSPC if @len is smaller (and not 0).
+ */
+long uml_thread_get_xstate(struct uml_thread *t, void *buf, size_t len);
+/* Load an image as above (@len its size); -EINVAL if the host rejects it. */
+int uml_thread_set_xstate(struct uml_thread *t, const void *buf, size_t len);
+
 /* Flags for uml_thread_clone(). */
 #define UML_CLONE_THREAD	0x1	/* new thread in the same address space */
 

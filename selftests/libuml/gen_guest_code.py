@@ -25,6 +25,7 @@ msg:	.ascii "hi\\n"
 'spin': "1: jmp 1b\n",
 'sanitize': "pushfq\n pop %rdi\n mov %cs, %esi\n mov %ss, %edx\n mov $60, %eax\n syscall\n ud2\n",
 'xmm1': "movq %xmm1, %rdi\n mov $60, %eax\n syscall\n ud2\n",
+'ymm0hi': "vextractf128 $1, %ymm0, %xmm1\n movq %xmm1, %rdi\n mov $60, %eax\n syscall\n ud2\n",
 'fsread': "mov %fs:0, %rdi\n mov $60, %eax\n syscall\n ud2\n",
 'fork': "mov $57, %eax\n syscall\n mov %rax, 0x500000\n mov 0x500000, %rdi\n mov $60, %eax\n syscall\n ud2\n",
 'thread': "mov $56, %eax\n syscall\n test %rax, %rax\n jnz 1f\n movq $0x77, 0x500008\n ud2\n1: mov 0x500008, %rdi\n mov $60, %eax\n syscall\n ud2\n",

@@ -418,6 +418,39 @@ TEST_F(run, fpregs_round_trip)
 	EXPECT_EQ(v, self->ex.syscall.args[0]);
 }
 
+/* The whole XSAVE image: AVX upper halves reach the guest and come back. */
+TEST_F(run, xstate_round_trip)
+{
+	uint64_t v = 0x5555aaaa1234abcdULL, xfeatures, got;
+	unsigned char *xs;
+	long size;
+
+	ASSERT_EQ(0, start(self->as, self->r, code_ymm0hi, sizeof(code_ymm0hi)));
+	size = uml_thread_get_xstate(self->t, NULL, 0);
+	ASSERT_GE(size, 576);
+	EXPECT_EQ(-ENOSPC, uml_thread_get_xstate(self->t, &v, 8));
+	xs = calloc(1, size);
+	ASSERT_NE(NULL, xs);
+	ASSERT_EQ(size, uml_thread_get_xstate(self->t, xs, size));
+	memcpy(&xfeatures, xs + 464, 8);	/* XCR0 */
+	if (!(xfeatures & 4) || size < 576 + 256)
+		SKIP(return, "no AVX on this CPU");
+	memcpy(xs + 576, &v, 8);		/* ymm0 bits 128..191 */
+	xs[512] |= 4;				/* XSTATE_BV: AVX in use */
+	ASSERT_EQ(0, uml_thread_set_xstate(self->t, xs, size));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(v, self->ex.syscall.args[0]);
+	ASSERT_EQ(size, uml_thread_get_xstate(self->t, xs, size));
+	memcpy(&got, xs + 576, 8);
+	EXPECT_EQ(v, got);
+	/* A malformed image is refused. */
+	xs[512 + 8] = 0xff;			/* XCOMP_BV: compacted */
+	EXPECT_EQ(-EINVAL, uml_thread_set_xstate(self->t, xs, size));
+	EXPECT_EQ(-EINVAL, uml_thread_set_xstate(self->t, xs, size - 8));
+	free(xs);
+}
+
 TEST_F(run, killed_guest_is_exited_then_esrch)
 {
 	int pid;
