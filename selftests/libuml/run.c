@@ -373,6 +373,32 @@ TEST_F(run, stub_syscall_page_traps)
 	EXPECT_TRUE(pid_exists(uml_thread_host_tid(self->t)));
 }
 
+static uint64_t runtime_secret = 0x5ec7e7;
+
+/* Runtime memory does not exist in the guest's address space. */
+TEST_F(run, guest_cannot_see_runtime_memory)
+{
+	/* mov (%rbx), %rax; ud2 */
+	static const unsigned char code[] = { 0x48, 0x8b, 0x03, 0x0f, 0x0b };
+	uint64_t local = 1, targets[3] = {
+		(uintptr_t)&runtime_secret, (uintptr_t)&local, (uintptr_t)code,
+	};
+	int i;
+
+	ASSERT_EQ(0, start(self->as, self->r, code, sizeof(code)));
+	for (i = 0; i < 3; i++) {
+		if ((targets[i] & ~(PAGE - 1)) == GUEST_CODE ||
+		    (targets[i] & ~(PAGE - 1)) == GUEST_DATA)
+			continue;	/* the guest's own pages here */
+		self->r->rip = GUEST_CODE;
+		self->r->rbx = targets[i];
+		ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+		ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+		EXPECT_EQ(SIGSEGV, self->ex.fault.signo);
+		EXPECT_EQ(targets[i], self->ex.fault.addr);
+	}
+}
+
 TEST_F(run, registers_are_sanitized)
 {
 	ASSERT_EQ(0, start(self->as, self->r, code_sanitize,
