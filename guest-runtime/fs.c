@@ -47,21 +47,26 @@ static bool proc_exe_path(struct task *t, const char *path)
 	       strcmp(path, self) == 0;
 }
 
-static int resolve_in_root(struct hpath *hp, char *path)
+static int fd_guest_path(struct task *t, int hostfd, char *out, size_t len);
+
+/* Open the parent of @path inside the root; hp->name is the last part. */
+static int open_parent_in_root(struct hpath *hp, char *path)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 		.resolve = RESOLVE_IN_ROOT,
 	};
 	char *slash = strrchr(path, '/');
-	const char *last = slash + 1;
+	const char *last = slash ? slash + 1 : path;
 
 	if (!*last || strcmp(last, ".") == 0 || strcmp(last, "..") == 0) {
 		last = ".";
-		slash = NULL;
-	} else {
+	} else if (slash) {
 		*slash = 0;
+	} else {
+		path = (char *)"/";
 	}
+	hpath_put(hp);
 	hp->tmpfd = syscall(SYS_openat2, root_fd, *path ? path : "/", &how,
 			    sizeof(how));
 	if (hp->tmpfd < 0)
@@ -71,39 +76,44 @@ static int resolve_in_root(struct hpath *hp, char *path)
 	return 0;
 }
 
-/* Resolve guest @upath (relative to guest @gdirfd) for a host *at call. */
-static int path_get(struct task *t, int gdirfd, uint64_t upath,
-		    struct hpath *hp)
+/*
+ * Resolve absolute guest @path inside the root.  The kernel's
+ * RESOLVE_IN_ROOT covers every component but the last; a final symlink
+ * is followed here (when @follow), so that it cannot leave the root either.
+ */
+static int resolve_in_root(struct task *t, struct hpath *hp, char *path,
+			   bool follow)
 {
-	int n = strncpy_from_guest(t, hp->buf, upath, sizeof(hp->buf));
+	char target[PATH_MAX], base[PATH_MAX];
+	struct stat st;
+	int r, hops;
+	ssize_t n;
 
-	hp->tmpfd = -1;
-	if (n < 0)
-		return n;
-	if (proc_exe_path(t, hp->buf)) {
-		if (strlen(t->p->exe) >= sizeof(hp->buf))
-			return -ENAMETOOLONG;
-		strcpy(hp->buf, t->p->exe);
-		hp->dirfd = AT_FDCWD;
-		hp->name = hp->buf;
-		return 0;
+	for (hops = 0; hops < 40; hops++) {
+		r = open_parent_in_root(hp, path);
+		if (r < 0 || !follow)
+			return r;
+		if (fstatat(hp->dirfd, hp->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISLNK(st.st_mode))
+			return 0;
+		n = readlinkat(hp->dirfd, hp->name, target, sizeof(target) - 1);
+		if (n < 0)
+			return -errno;
+		target[n] = 0;
+		if (target[0] == '/') {
+			snprintf(hp->buf, sizeof(hp->buf), "%s", target);
+		} else {
+			r = fd_guest_path(t, hp->dirfd, base, sizeof(base));
+			if (r < 0)
+				return r;
+			if (snprintf(hp->buf, sizeof(hp->buf), "%s/%.*s", base,
+				     (int)(sizeof(hp->buf) - 2), target) >=
+			    (int)sizeof(hp->buf))
+				return -ENAMETOOLONG;
+		}
+		path = hp->buf;
 	}
-	if (hp->buf[0] == '/') {
-		hp->dirfd = AT_FDCWD;
-		hp->name = hp->buf;
-		return root_is_slash ? 0 : resolve_in_root(hp, hp->buf);
-	}
-	hp->name = hp->buf;
-	if (gdirfd == AT_FDCWD) {
-		hp->dirfd = t->p->cwdfd;
-	} else {
-		struct file *f = fd_lookup(t, gdirfd);
-
-		if (!f)
-			return -EBADF;
-		hp->dirfd = f->hostfd;
-	}
-	return 0;
+	return -ELOOP;
 }
 
 static int path_host(struct task *t, const char *host, char *out, size_t len)
@@ -119,6 +129,89 @@ static int path_host(struct task *t, const char *host, char *out, size_t len)
 		return -ENOENT;	/* outside the guest's root */
 	snprintf(out, len, "%s", host[rl] ? host + rl : "/");
 	return 0;
+}
+
+/* The guest path of a host directory fd, inside the root. */
+static int fd_guest_path(struct task *t, int hostfd, char *out, size_t len)
+{
+	char link[64], host[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", hostfd);
+	n = readlink(link, host, sizeof(host) - 1);
+	if (n < 0)
+		return -errno;
+	host[n] = 0;
+	return path_host(t, host, out, len);
+}
+
+/*
+ * With a root other than "/", a relative path is made absolute (from the
+ * guest path of its base directory) so that ".." stops at the root too.
+ */
+static int relative_in_root(struct task *t, int basefd, struct hpath *hp,
+			    bool follow)
+{
+	char base[PATH_MAX], *full;
+	int r = fd_guest_path(t, basefd, base, sizeof(base));
+
+	if (r < 0)
+		return r;
+	if (asprintf(&full, "%s/%s", base, hp->buf) < 0)
+		return -ENOMEM;
+	if (strlen(full) >= sizeof(hp->buf)) {
+		free(full);
+		return -ENAMETOOLONG;
+	}
+	strcpy(hp->buf, full);
+	free(full);
+	return resolve_in_root(t, hp, hp->buf, follow);
+}
+
+/* Resolve the guest path in hp->buf (relative to @gdirfd) for a host *at call. */
+static int path_resolve(struct task *t, int gdirfd, struct hpath *hp,
+			bool follow)
+{
+	hp->tmpfd = -1;
+	if (proc_exe_path(t, hp->buf)) {
+		if (strlen(t->p->exe) >= sizeof(hp->buf))
+			return -ENAMETOOLONG;
+		strcpy(hp->buf, t->p->exe);
+		hp->dirfd = AT_FDCWD;
+		hp->name = hp->buf;
+		return 0;
+	}
+	if (hp->buf[0] == '/') {
+		hp->dirfd = AT_FDCWD;
+		hp->name = hp->buf;
+		return root_is_slash ? 0 : resolve_in_root(t, hp, hp->buf,
+							     follow);
+	}
+	hp->name = hp->buf;
+	if (gdirfd == AT_FDCWD) {
+		hp->dirfd = t->p->cwdfd;
+	} else {
+		struct file *f = fd_lookup(t, gdirfd);
+
+		if (!f)
+			return -EBADF;
+		hp->dirfd = f->hostfd;
+	}
+	if (!root_is_slash && hp->buf[0])
+		return relative_in_root(t, hp->dirfd, hp, follow);
+	return 0;
+}
+
+/* Copy guest path @upath in and resolve it. */
+static int path_get(struct task *t, int gdirfd, uint64_t upath,
+		    struct hpath *hp, bool follow)
+{
+	int n = strncpy_from_guest(t, hp->buf, upath, sizeof(hp->buf));
+
+	hp->tmpfd = -1;
+	if (n < 0)
+		return n;
+	return path_resolve(t, gdirfd, hp, follow);
 }
 
 /* May the guest write to this path?  Only with --rw, or to a device. */
@@ -140,7 +233,8 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 	struct file *f;
 	int r, fd;
 
-	r = path_get(t, gdirfd, upath, &hp);
+	r = path_get(t, gdirfd, upath, &hp, !(flags & O_NOFOLLOW) &&
+		     (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL));
 	if (r < 0)
 		return r;
 	if (((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) &&
@@ -188,7 +282,7 @@ static long do_stat(struct task *t, int gdirfd, uint64_t upath, uint64_t ubuf,
 	struct stat st;
 	int r;
 
-	r = path_get(t, gdirfd, upath, &hp);
+	r = path_get(t, gdirfd, upath, &hp, !(flags & AT_SYMLINK_NOFOLLOW));
 	if (r < 0)
 		return r;
 	if (fstatat(hp.dirfd, hp.name, &st, flags) < 0)
@@ -220,7 +314,7 @@ long sys_statx(struct task *t, const uint64_t *a)
 	struct statx stx;
 	int r;
 
-	r = path_get(t, a[0], a[1], &hp);
+	r = path_get(t, a[0], a[1], &hp, !(a[2] & AT_SYMLINK_NOFOLLOW));
 	if (r < 0)
 		return r;
 	if (statx(hp.dirfd, hp.name, a[2], a[3], &stx) < 0)
@@ -237,7 +331,7 @@ static long do_access(struct task *t, int gdirfd, uint64_t upath, int mode,
 	struct hpath hp;
 	int r;
 
-	r = path_get(t, gdirfd, upath, &hp);
+	r = path_get(t, gdirfd, upath, &hp, !(flags & AT_SYMLINK_NOFOLLOW));
 	if (r < 0)
 		return r;
 	if (faccessat(hp.dirfd, hp.name, mode, flags) < 0)
@@ -280,7 +374,7 @@ static long do_readlink(struct task *t, int gdirfd, uint64_t upath,
 			return r;
 		n = strlen(out);
 	} else {
-		r = path_get(t, gdirfd, upath, &hp);
+		r = path_get(t, gdirfd, upath, &hp, false);
 		if (r < 0)
 			return r;
 		n = readlinkat(hp.dirfd, hp.name, out, sizeof(out));
@@ -308,6 +402,21 @@ long sys_readlinkat(struct task *t, const uint64_t *a)
 enum path_op { OP_MKDIR, OP_UNLINK, OP_RMDIR, OP_CHMOD, OP_CHOWN, OP_TRUNC,
 	       OP_UTIME };
 
+static bool op_follows(enum path_op op, const uint64_t *v)
+{
+	switch (op) {
+	case OP_CHMOD:
+	case OP_TRUNC:
+		return true;
+	case OP_CHOWN:
+		return !(v[2] & AT_SYMLINK_NOFOLLOW);
+	case OP_UTIME:
+		return !(v[1] & AT_SYMLINK_NOFOLLOW);
+	default:
+		return false;
+	}
+}
+
 static long path_modify(struct task *t, int gdirfd, uint64_t upath,
 			enum path_op op, const uint64_t *v)
 {
@@ -315,7 +424,7 @@ static long path_modify(struct task *t, int gdirfd, uint64_t upath,
 	struct hpath hp;
 	int r;
 
-	r = path_get(t, gdirfd, upath, &hp);
+	r = path_get(t, gdirfd, upath, &hp, op_follows(op, v));
 	if (r < 0)
 		return r;
 	if (!opt.rw) {
@@ -448,11 +557,11 @@ static long path2_modify(struct task *t, int d1, uint64_t p1, int d2,
 		a.tmpfd = -1;
 		r = strncpy_from_guest(t, a.buf, p1, sizeof(a.buf));
 	} else {
-		r = path_get(t, d1, p1, &a);
+		r = path_get(t, d1, p1, &a, false);
 	}
 	if (r < 0)
 		return r;
-	r = path_get(t, d2, p2, &b);
+	r = path_get(t, d2, p2, &b, false);
 	if (r < 0) {
 		hpath_put(&a);
 		return r;
@@ -510,7 +619,7 @@ long sys_statfs(struct task *t, const uint64_t *a)
 	struct statfs sf;
 	int r, fd;
 
-	r = path_get(t, AT_FDCWD, a[0], &hp);
+	r = path_get(t, AT_FDCWD, a[0], &hp, true);
 	if (r < 0)
 		return r;
 	fd = openat(hp.dirfd, hp.name, O_PATH | O_CLOEXEC);
@@ -541,7 +650,7 @@ long sys_chdir(struct task *t, const uint64_t *a)
 	struct hpath hp;
 	int r;
 
-	r = path_get(t, AT_FDCWD, a[0], &hp);
+	r = path_get(t, AT_FDCWD, a[0], &hp, true);
 	if (r < 0)
 		return r;
 	r = set_cwd(t, hp.dirfd, hp.name);
@@ -560,17 +669,11 @@ long sys_fchdir(struct task *t, const uint64_t *a)
 
 long sys_getcwd(struct task *t, const uint64_t *a)
 {
-	char link[64], host[PATH_MAX], out[PATH_MAX];
-	ssize_t n;
+	char out[PATH_MAX];
 	size_t len;
 	int r;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", t->p->cwdfd);
-	n = readlink(link, host, sizeof(host) - 1);
-	if (n < 0)
-		return -errno;
-	host[n] = 0;
-	r = path_host(t, host, out, sizeof(out));
+	r = fd_guest_path(t, t->p->cwdfd, out, sizeof(out));
 	if (r < 0)
 		return r;
 	len = strlen(out) + 1;
@@ -591,29 +694,20 @@ long sys_umask(struct task *t, const uint64_t *a)
 int exec_open(struct task *t, int dirfd, const char *path, int *fdp,
 	      char **hostpath)
 {
-	struct hpath hp;
 	char link[64], host[PATH_MAX];
+	struct hpath hp;
 	struct stat st;
 	ssize_t n;
-	int fd, r = 0;
+	int fd, r;
 
-	(void)dirfd;
 	if (strlen(path) >= sizeof(hp.buf))
 		return -ENAMETOOLONG;
-	hp.tmpfd = -1;
-	if (proc_exe_path(t, path)) {
-		strcpy(hp.buf, t->p->exe);
-		hp.dirfd = AT_FDCWD;
-		hp.name = hp.buf;
-	} else {
-		strcpy(hp.buf, path);
-		hp.name = hp.buf;
-		hp.dirfd = t->p->cwdfd;
-		if (path[0] == '/' && !root_is_slash)
-			r = resolve_in_root(&hp, hp.buf);
-	}
-	if (r < 0)
+	strcpy(hp.buf, path);
+	r = path_resolve(t, dirfd, &hp, true);
+	if (r < 0) {
+		hpath_put(&hp);
 		return r;
+	}
 	fd = openat(hp.dirfd, hp.name, O_RDONLY | O_CLOEXEC);
 	r = fd < 0 ? -errno : 0;
 	hpath_put(&hp);

@@ -63,6 +63,15 @@ expect_output "threads, futexes, tgkill" "threads 80000" "$TESTBIN/threads"
 expect_grep "--strace shows decoded calls" '^\[1\] exit_group(5) = ?' \
 	--strace $BB sh -c 'exit 5'
 expect_grep "--stats counts syscalls" 'exit_group *1' --stats $BB true
+expect_grep "read-only without --rw" "Read-only file system" \
+	$BB sh -c "echo x > $WORK/ro-file"
+mkdir -p "$WORK/root/bin" "$WORK/root/etc"
+cp $BB "$WORK/root/bin/busybox"
+echo "inside" > "$WORK/root/etc/motd"
+ln -s /etc/motd "$WORK/root/abs"
+expect_output "--root: .. and absolute symlinks stay inside" "$(printf '/bin\ninside\ninside\nabs bin etc /')" \
+	--root="$WORK/root" /bin/busybox sh -c \
+	'cd /bin; pwd; cat ../../../etc/motd; cat /abs; cd ../..; echo $(ls) $(pwd)'
 expect_status "missing program: 127" 127 "$WORK/does-not-exist"
 expect_status "not an ELF: 126" 126 "$TESTBIN/cases.sh"
 expect_status "dynamic ELF: 126" 126 "$TESTBIN/dynamic"
