@@ -184,6 +184,22 @@ static long inject_died(struct uml_thread *t, int status)
 }
 
 /*
+ * ptrace() failed on a task we hold stopped: ESRCH means it was killed
+ * (SIGKILL from outside); collect its death so that state stays exact.
+ */
+static long inject_failed(struct uml_thread *t)
+{
+	int err = errno, status;
+
+	if (err != ESRCH)
+		return -err;
+	while (!__uml_pt_wait(t->pid, &status))
+		if (!WIFSTOPPED(status))
+			return inject_died(t, status);
+	return -ESRCH;
+}
+
+/*
  * Run the syscall @nr in the stopped task @t, at the stub's "syscall; int3",
  * starting from the register set @base (the caller saved and restores the
  * guest's).  A signal that arrives meanwhile (a kick, a stray kill) is
@@ -208,11 +224,11 @@ static long inject(struct uml_thread *t, const struct user_regs_struct *base,
 	r.r8 = a[4];
 	r.r9 = a[5];
 	if (ptrace(PTRACE_SETREGS, t->pid, 0, &r))
-		return -errno;
+		return inject_failed(t);
 	sig = 0;
 	for (;;) {
 		if (ptrace(PTRACE_CONT, t->pid, 0, sig))
-			return -errno;
+			return inject_failed(t);
 		sig = 0;
 		ret = __uml_pt_wait(t->pid, &status);
 		if (ret)
@@ -546,14 +562,23 @@ static void *mem_batch_begin(struct uml_aspace *as, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
-	b->t = live_thread(as);
 	b->rfd = -1;
-	*err = b->t ? __uml_pt_save(b->t, &b->saved) : -ESRCH;
-	if (*err) {
-		free(b);
-		return NULL;
+	/* Any live task of the address space will do; skip killed ones. */
+	for (b->t = as->threads; b->t; b->t = b->t->next) {
+		if (!b->t->pid)
+			continue;
+		*err = __uml_pt_save(b->t, &b->saved);
+		if (!*err)
+			return b;
+		if (*err != -ESRCH)
+			break;
+		errno = ESRCH;
+		inject_failed(b->t);
 	}
-	return b;
+	if (!b->t)
+		*err = -ESRCH;
+	free(b);
+	return NULL;
 }
 
 static void batch_close_fd(struct batch *b)

@@ -162,6 +162,29 @@ TEST_F(clone, aspace_survives_its_first_thread)
 	EXPECT_EQ(0, uml_aspace_reset(self->as));
 }
 
+/* A thread killed from outside: mem ops use another; its run says EXITED. */
+TEST_F(clone, killed_thread_is_skipped_by_mem_ops)
+{
+	struct uml_thread *c;
+	uint64_t w;
+	int cpid;
+
+	ASSERT_EQ(0, run_to_syscall(self->as, self->t, code_thread,
+				    sizeof(code_thread), &self->ex));
+	ASSERT_EQ(0, uml_thread_clone(self->t, UML_CLONE_THREAD, &c, NULL));
+	cpid = uml_thread_host_tid(c);
+	ASSERT_EQ(0, kill(cpid, SIGKILL));
+	usleep(20000);
+	ASSERT_EQ(0, map_data(self->as, GUEST_DATA + PAGE));
+	EXPECT_EQ(8, uml_mem_read(self->as, &w, GUEST_DATA + PAGE, 8));
+	ASSERT_EQ(0, uml_thread_run(c, &self->ex));
+	EXPECT_EQ(UML_EXIT_EXITED, self->ex.reason);
+	EXPECT_FALSE(pid_exists(cpid));
+	self->r->rax = 1;
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	EXPECT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+}
+
 TEST_F(clone, fork_of_a_fork_and_mass_destroy)
 {
 	struct uml_aspace *a[4];
