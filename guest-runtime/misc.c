@@ -454,10 +454,93 @@ long sys_clock_nanosleep(struct task *t, const uint64_t *a)
 	return sleep_until(t, (a[1] & TIMER_ABSTIME) ? 0 : a[3]);
 }
 
+/* ---- ITIMER_REAL and alarm: one timer per process, fired by sched.c ---- */
+
+/* Send SIGALRM for every expired timer; return the next expiry (0: none). */
+int64_t itimers_fire(int64_t now)
+{
+	struct ksiginfo si = { .signo = SIGALRM, .code = 0x80 /* SI_KERNEL */ };
+	int64_t next = 0;
+	struct proc *p;
+
+	for (p = procs; p; p = p->next) {
+		if (p->state != PROC_ALIVE || !p->itimer_next)
+			continue;
+		if (p->itimer_next <= now) {
+			p->itimer_next = p->itimer_interval ?
+					 now + p->itimer_interval : 0;
+			sig_send_proc(p, &si);
+			if (p->state != PROC_ALIVE || !p->itimer_next)
+				continue;
+		}
+		if (!next || p->itimer_next < next)
+			next = p->itimer_next;
+	}
+	return next;
+}
+
+static void itimer_get(struct proc *p, struct itimerval *it)
+{
+	int64_t left = p->itimer_next ? p->itimer_next - now_ns() : 0;
+
+	if (p->itimer_next && left < 1000)
+		left = 1000;
+	it->it_value.tv_sec = left / 1000000000;
+	it->it_value.tv_usec = left % 1000000000 / 1000;
+	it->it_interval.tv_sec = p->itimer_interval / 1000000000;
+	it->it_interval.tv_usec = p->itimer_interval % 1000000000 / 1000;
+}
+
+static int64_t tv_ns(const struct timeval *tv)
+{
+	return tv->tv_sec * 1000000000LL + tv->tv_usec * 1000LL;
+}
+
+long sys_getitimer(struct task *t, const uint64_t *a)
+{
+	struct itimerval it;
+
+	if (a[0] != ITIMER_REAL)
+		return -EINVAL;
+	itimer_get(t->p, &it);
+	return copy_to_guest(t, a[1], &it, sizeof(it)) < 0 ? -EFAULT : 0;
+}
+
+long sys_setitimer(struct task *t, const uint64_t *a)
+{
+	struct itimerval it, old;
+
+	if (a[0] != ITIMER_REAL)
+		return -EINVAL;
+	if (a[1] && copy_from_guest(t, &it, a[1], sizeof(it)) < 0)
+		return -EFAULT;
+	itimer_get(t->p, &old);
+	if (a[2] && copy_to_guest(t, a[2], &old, sizeof(old)) < 0)
+		return -EFAULT;
+	if (!a[1])
+		return 0;
+	if (it.it_value.tv_usec < 0 || it.it_value.tv_usec >= 1000000 ||
+	    it.it_interval.tv_usec < 0 || it.it_interval.tv_usec >= 1000000)
+		return -EINVAL;
+	t->p->itimer_next = tv_ns(&it.it_value) ?
+			    now_ns() + tv_ns(&it.it_value) : 0;
+	t->p->itimer_interval = tv_ns(&it.it_interval);
+	return 0;
+}
+
 long sys_alarm(struct task *t, const uint64_t *a)
 {
-	(void)t; (void)a;
-	return -ENOSYS;
+	struct itimerval old;
+	long left;
+
+	itimer_get(t->p, &old);
+	left = old.it_value.tv_sec + (old.it_value.tv_usec >= 500000);
+	if (!left && (old.it_value.tv_usec || old.it_value.tv_sec))
+		left = 1;
+	t->p->itimer_next = a[0] ? now_ns() + (int64_t)(unsigned int)a[0] *
+				   1000000000LL : 0;
+	t->p->itimer_interval = 0;
+	return left;
 }
 
 /* ---- poll and select ---- */

@@ -160,7 +160,7 @@ static void poll_events(bool may_sleep)
 {
 	static struct pollfd *pfd;
 	static int pcap;
-	int64_t now = now_ns(), next = 0;
+	int64_t now = now_ns(), next = itimers_fire(now);
 	int n = 0, i, timeout;
 	struct proc *p;
 	struct task *t;

@@ -212,6 +212,8 @@ struct proc {
 	int exit_signal;	/* sent to the parent at exit (SIGCHLD) */
 	int wstatus;		/* wait status once a zombie */
 	struct task *vfork_parent;
+	int64_t itimer_next;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off */
+	int64_t itimer_interval;
 };
 
 extern struct proc *procs;
@@ -240,6 +242,7 @@ void wait_reset(struct waitinfo *w);
 long block_on_fd(struct task *t, int hostfd, short events);
 long block_until(struct task *t, int64_t deadline);
 void wake_children_waiters(struct proc *p);
+int64_t itimers_fire(int64_t now);
 void wake_futex(struct uml_aspace *as, uint64_t addr, int n, int *woken);
 int sched_loop(void);
 int64_t now_ns(void);

@@ -29,6 +29,8 @@ run_case "SIGPIPE" 'seq 1 100000 | head -2; echo done'
 run_case "exec" 'exec echo replaced'
 run_case "preemption: a spinning guest does not starve others" \
 	'while :; do :; done & sleep 0.1; echo answered; kill $!; wait $!; echo st=$?'
+run_case "preemption: a guest looping on syscalls does not starve others" \
+	'while :; do kill -0 $$; done & sleep 0.1; echo answered; kill $!; wait $!; echo st=$?'
 run_case "read" 'printf "a b\nc d\n" | while read x y; do echo "$y-$x"; done'
 
 # ---- applets ----
@@ -59,6 +61,8 @@ expect_output "SIGSEGV handler on a sigaltstack" "recovered" "$TESTBIN/segv" alt
 expect_output "static-pie: SIGSEGV handler recovers" "recovered" "$TESTBIN/segv-pie" handle
 expect_output "PROGRAM is looked up in PATH" "found" busybox echo found
 expect_output "fork bomb is bounded" "bounded" --max-procs=32 "$TESTBIN/forkbomb"
+expect_output "SA_RESTART restarts a blocked read, EINTR without; itimer, alarm" \
+	"restart ok" "$TESTBIN/sigrestart"
 expect_output "threads, futexes, tgkill" "threads 80000" "$TESTBIN/threads"
 expect_grep "--strace shows decoded calls" '^\[1\] exit_group(5) = ?' \
 	--strace $BB sh -c 'exit 5'
