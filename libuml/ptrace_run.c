@@ -63,6 +63,14 @@ static void fill_syscall(struct uml_thread *t, struct uml_exit *ex)
 	int i;
 
 	ex->reason = UML_EXIT_SYSCALL;
+	/*
+	 * The syscall instruction leaves rcx = rip and r11 = rflags, and the
+	 * kernel saves them as the user's: then it was no int $0x80, and the
+	 * extra PTRACE_GET_SYSCALL_INFO is not needed.  (A guest that fakes
+	 * this around an int $0x80 only misleads its own emulation.)
+	 */
+	if (r->rcx == r->rip && r->r11 == r->eflags)
+		goto regs64;
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->pid, sizeof(info), &info) > 0 &&
 	    info.op == PTRACE_SYSCALL_INFO_ENTRY) {
 		ex->syscall.nr = info.entry.nr;
@@ -73,6 +81,7 @@ static void fill_syscall(struct uml_thread *t, struct uml_exit *ex)
 			return;
 		}
 	} else {
+regs64:
 		ex->syscall.nr = r->orig_rax;
 		ex->syscall.args[0] = r->rdi;
 		ex->syscall.args[1] = r->rsi;
