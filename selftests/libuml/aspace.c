@@ -383,6 +383,67 @@ TEST_F(aspace, reset_needs_a_single_thread)
 	EXPECT_EQ(0, uml_aspace_reset(self->as));
 }
 
+/* 64 address spaces at once, each running; then nothing is left over. */
+TEST_F(aspace, many_address_spaces)
+{
+	/* mov $39, %eax; syscall; ud2 */
+	static const unsigned char code[] = {
+		0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05, 0x0f, 0x0b,
+	};
+	struct uml_aspace *as[64];
+	struct uml_thread *t[64];
+	struct uml_exit ex;
+	int i, fds = count_fds(getpid());
+
+	for (i = 0; i < 64; i++) {
+		ASSERT_EQ(0, uml_aspace_create(self->host, &as[i], &t[i]));
+		ASSERT_EQ(0, load_code(as[i], GUEST_CODE, code, sizeof(code)));
+		uml_thread_regs(t[i])->rip = GUEST_CODE;
+	}
+	EXPECT_EQ(65, count_children());
+	for (i = 0; i < 64; i++) {
+		ASSERT_EQ(0, uml_thread_run(t[i], &ex));
+		EXPECT_EQ(UML_EXIT_SYSCALL, ex.reason);
+		EXPECT_EQ(39, ex.syscall.nr);
+	}
+	for (i = 0; i < 64; i++)
+		uml_aspace_destroy(as[i]);
+	EXPECT_EQ(1, count_children());
+	EXPECT_LE(count_fds(getpid()), fds);
+}
+
+/* The runtime's own fds: everything libuml opens is closed again. */
+TEST_F(aspace, no_fd_leaks_in_the_runtime)
+{
+	struct uml_aspace *cas;
+	struct uml_thread *c, *th;
+	int fds, fd, i;
+
+	uml_host_close(self->host);
+	self->host = NULL;
+	fds = count_fds(getpid());
+	fd = memfd_create("libuml-test", MFD_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, ftruncate(fd, PAGE));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, uml_host_open(&self->host, variant->backend));
+		ASSERT_EQ(0, uml_aspace_create(self->host, &self->as, &self->t));
+		ASSERT_EQ(0, uml_aspace_map(self->as, GUEST_DATA, PAGE, PROT_READ,
+					    UML_MAP_SHARED, fd, 0));
+		ASSERT_EQ(0, uml_thread_clone(self->t, 0, &c, &cas));
+		ASSERT_EQ(0, uml_thread_clone(self->t, UML_CLONE_THREAD, &th, NULL));
+		uml_thread_destroy(th);
+		uml_aspace_destroy(cas);
+		if (i)		/* once through uml_host_close() alone */
+			uml_aspace_destroy(self->as);
+		uml_host_close(self->host);
+		self->host = NULL;
+	}
+	close(fd);
+	EXPECT_EQ(fds, count_fds(getpid()));
+	EXPECT_EQ(0, count_children());
+}
+
 /* Reap @pid (our child or orphan); 1 if it died of SIGKILL within 5 s. */
 static int reaped_by_sigkill(int pid)
 {
