@@ -87,5 +87,15 @@ long __uml_pt_inject(struct uml_thread *t, long nr, long a1, long a2,
 int __uml_pt_save(struct uml_thread *t, void *kregs);
 int __uml_pt_restore(struct uml_thread *t, const void *kregs);
 int __uml_pt_setup_altstack(struct uml_thread *t);
+/* From ptrace_run.c. */
+int __uml_pt_thread_run(struct uml_thread *t, struct uml_exit *ex);
+int __uml_pt_thread_kick(struct uml_thread *t);
+int __uml_pt_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp);
+int __uml_pt_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp);
+long __uml_pt_get_xstate(struct uml_thread *t, void *buf, size_t len);
+int __uml_pt_set_xstate(struct uml_thread *t, const void *buf, size_t len);
+int __uml_pt_thread_clone(struct uml_thread *parent, unsigned int flags,
+			  struct uml_thread **childp,
+			  struct uml_aspace **child_asp);
 
 #endif

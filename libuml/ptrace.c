@@ -11,6 +11,7 @@
  * and PR_SET_PDEATHSIG make sure no stub outlives the runtime.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -748,6 +749,28 @@ static int mem_op(struct uml_aspace *as, const struct uml_mem_op *op, void *p)
 	return 0;
 }
 
+/*
+ * FPU and vector state to the init state, as execve() leaves it: an XSAVE
+ * image whose XSTATE_BV is 0 makes the kernel initialize every component.
+ */
+static int fpu_reset(struct uml_thread *t)
+{
+	long size = __uml_pt_get_xstate(t, NULL, 0);
+	struct iovec iov;
+	int ret = 0;
+
+	if (size < 576)
+		return size < 0 ? size : -EIO;
+	iov.iov_base = calloc(1, size);
+	iov.iov_len = size;
+	if (!iov.iov_base)
+		return -ENOMEM;
+	if (ptrace(PTRACE_SETREGSET, t->pid, NT_X86_XSTATE, &iov))
+		ret = -errno;
+	free(iov.iov_base);
+	return ret;
+}
+
 static int aspace_reset(struct uml_aspace *as)
 {
 	struct uml_thread *t = as->threads;
@@ -760,7 +783,7 @@ static int aspace_reset(struct uml_aspace *as)
 	if (ret)
 		return ret;
 	memset(&t->regs, 0, sizeof(t->regs));
-	return 0;
+	return fpu_reset(t);
 }
 
 /* ---- guest memory ----------------------------------------------------- */
@@ -844,17 +867,6 @@ static long mem_write(struct uml_aspace *as, uint64_t addr, const void *buf,
 {
 	return mem_rw(as, (void *)buf, addr, len, 1);
 }
-
-/* From ptrace_run.c. */
-int __uml_pt_thread_run(struct uml_thread *t, struct uml_exit *ex);
-int __uml_pt_thread_kick(struct uml_thread *t);
-int __uml_pt_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp);
-int __uml_pt_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp);
-long __uml_pt_get_xstate(struct uml_thread *t, void *buf, size_t len);
-int __uml_pt_set_xstate(struct uml_thread *t, const void *buf, size_t len);
-int __uml_pt_thread_clone(struct uml_thread *parent, unsigned int flags,
-			  struct uml_thread **childp,
-			  struct uml_aspace **child_asp);
 
 static void thread_destroy(struct uml_thread *t)
 {

@@ -176,7 +176,8 @@ int uml_aspace_protect(struct uml_aspace *as, uint64_t addr, uint64_t len,
  * Empty the address space for a guest execve: every guest mapping goes, the
  * backend's reserved pages and the vDSO stay.  The address space must have
  * exactly one thread left (-EBUSY otherwise); that thread's registers are
- * zeroed.
+ * zeroed and its FPU/vector state is reset to the init state, as execve
+ * leaves it.
  */
 int uml_aspace_reset(struct uml_aspace *as);
 

@@ -477,6 +477,27 @@ TEST_F(run, xstate_round_trip)
 	free(xs);
 }
 
+/* After a reset (execve), the FPU state is back to its init state. */
+TEST_F(run, reset_clears_fpu_state)
+{
+	struct uml_fpregs fp;
+	uint64_t v = 0x0123456789abcdefULL;
+	uint32_t mxcsr;
+
+	ASSERT_EQ(0, uml_thread_get_fpregs(self->t, &fp));
+	memcpy(fp.fxsave + 176, &v, 8);		/* xmm1 */
+	fp.fxsave[24] |= 0x40;			/* mxcsr: DAZ */
+	ASSERT_EQ(0, uml_thread_set_fpregs(self->t, &fp));
+	ASSERT_EQ(0, uml_aspace_reset(self->as));
+	ASSERT_EQ(0, uml_thread_get_fpregs(self->t, &fp));
+	memcpy(&mxcsr, fp.fxsave + 24, 4);
+	EXPECT_EQ(0x1f80, mxcsr);
+	ASSERT_EQ(0, start(self->as, self->r, code_xmm1, sizeof(code_xmm1)));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+	EXPECT_EQ(0, self->ex.syscall.args[0]);
+}
+
 TEST_F(run, killed_guest_is_exited_then_esrch)
 {
 	int pid;
