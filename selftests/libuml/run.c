@@ -301,7 +301,7 @@ static void *getpid_loop(void *arg)
 	    load_code(as, GUEST_CODE, code, sizeof(code)))
 		return (void *)-1L;
 	uml_thread_regs(t)->rip = GUEST_CODE;
-	for (i = 0; i < 2000; i++) {
+	for (i = 0; i < 500; i++) {
 		if (uml_thread_run(t, &ex) || ex.reason != UML_EXIT_SYSCALL ||
 		    ex.syscall.nr != 39)
 			bad++;
