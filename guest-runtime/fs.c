@@ -400,7 +400,7 @@ long sys_readlinkat(struct task *t, const uint64_t *a)
 
 /* A one-path modifying operation. */
 enum path_op { OP_MKDIR, OP_UNLINK, OP_RMDIR, OP_CHMOD, OP_CHOWN, OP_TRUNC,
-	       OP_UTIME };
+	       OP_UTIME, OP_MKNOD };
 
 static bool op_follows(enum path_op op, const uint64_t *v)
 {
@@ -438,6 +438,10 @@ static long path_modify(struct task *t, int gdirfd, uint64_t upath,
 	case OP_UNLINK:
 		r = unlinkat(hp.dirfd, hp.name, v[0]);
 		break;
+	case OP_MKNOD:
+		r = mknodat(hp.dirfd, hp.name,
+			    (v[0] & S_IFMT) | (v[0] & ~t->p->umask & 07777), v[1]);
+		break;
 	case OP_RMDIR:
 		r = unlinkat(hp.dirfd, hp.name, AT_REMOVEDIR);
 		break;
@@ -474,6 +478,16 @@ long sys_mkdir(struct task *t, const uint64_t *a)
 long sys_mkdirat(struct task *t, const uint64_t *a)
 {
 	return path_modify(t, a[0], a[1], OP_MKDIR, a + 2);
+}
+
+long sys_mknod(struct task *t, const uint64_t *a)
+{
+	return path_modify(t, AT_FDCWD, a[0], OP_MKNOD, a + 1);
+}
+
+long sys_mknodat(struct task *t, const uint64_t *a)
+{
+	return path_modify(t, a[0], a[1], OP_MKNOD, a + 2);
 }
 
 long sys_unlink(struct task *t, const uint64_t *a)

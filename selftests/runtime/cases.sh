@@ -52,6 +52,7 @@ run_case "seq" 'seq 5; seq 2 3 11; seq -s, 1 4'
 run_case "md5sum" 'md5sum fruit words; cat nums | md5sum'
 run_case "xargs" 'seq 1 10 | xargs echo; echo a b c | xargs -n1 echo x'
 run_case "file operations" 'mkdir d; touch d/f; mv d/f d/g; ln -s g d/l; ls d; readlink d/l; rm -r d; ls'
+run_case "mkfifo" 'mkfifo p; ls -l p | cut -c1; rm p; ls'
 run_case "cp chmod stat" 'cp fruit f2; chmod 600 f2; stat -c "%a %s" f2; cmp fruit f2 && echo same'
 
 # ---- the runtime itself ----
