@@ -193,7 +193,7 @@ static bool would_block(struct file *f, short events)
 {
 	struct pollfd pfd = { .fd = f->hostfd, .events = events };
 
-	if (!f->pollable || f->hostnb)
+	if (!f->pollable || (f->hostnb && !f->fifo))
 		return false;
 	return poll(&pfd, 1, 0) == 0;
 }

@@ -226,11 +226,23 @@ static int path_may_write(struct hpath *hp)
 	return -EROFS;
 }
 
+/*
+ * A named pipe is opened non-blocking, so that its open never blocks the
+ * runtime: a reader then waits in read(), a writer retries the open.
+ */
+static bool is_fifo(struct hpath *hp)
+{
+	struct stat st;
+
+	return fstatat(hp->dirfd, hp->name, &st, 0) == 0 && S_ISFIFO(st.st_mode);
+}
+
 static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 		    int mode)
 {
 	struct hpath hp;
 	struct file *f;
+	bool fifo;
 	int r, fd;
 
 	r = path_get(t, gdirfd, upath, &hp, !(flags & O_NOFOLLOW) &&
@@ -240,10 +252,14 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 	if (((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) &&
 	    (r = path_may_write(&hp)) < 0)
 		goto out;
-	fd = openat(hp.dirfd, hp.name, (flags | O_CLOEXEC) & ~O_NONBLOCK,
-		    mode & ~t->p->umask & 07777);
-	if (fd < 0 && errno == ENXIO)
-		fd = openat(hp.dirfd, hp.name, flags | O_CLOEXEC, mode);
+	fifo = is_fifo(&hp);
+	fd = openat(hp.dirfd, hp.name, (flags | O_CLOEXEC | (fifo ? O_NONBLOCK : 0)) &
+		    ~(fifo ? 0 : O_NONBLOCK), mode & ~t->p->umask & 07777);
+	if (fd < 0 && errno == ENXIO && fifo && !(flags & O_NONBLOCK)) {
+		/* A writer waits for a reader: look again in a while. */
+		r = block_until(t, now_ns() + 10000000);
+		goto out;
+	}
 	if (fd < 0) {
 		r = -errno;
 		goto out;
@@ -254,6 +270,7 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 		r = -ENOMEM;
 		goto out;
 	}
+	f->fifo = f->hostnb = fifo;
 	r = fd_install(t, 0, f, flags & O_CLOEXEC);
 out:
 	hpath_put(&hp);

@@ -58,6 +58,7 @@ struct file {
 	int flags;		/* guest O_ACCMODE | O_APPEND | O_NONBLOCK ... */
 	bool hostnb;		/* host fd is O_NONBLOCK (our own pipes) */
 	bool pollable;		/* fifo, socket or device: I/O may block */
+	bool fifo;		/* a named pipe, opened non-blocking on the host */
 };
 
 struct fdent {

@@ -53,6 +53,9 @@ run_case "md5sum" 'md5sum fruit words; cat nums | md5sum'
 run_case "xargs" 'seq 1 10 | xargs echo; echo a b c | xargs -n1 echo x'
 run_case "file operations" 'mkdir d; touch d/f; mv d/f d/g; ln -s g d/l; ls d; readlink d/l; rm -r d; ls'
 run_case "mkfifo" 'mkfifo p; ls -l p | cut -c1; rm p; ls'
+run_case "named pipe: reader first" 'mkfifo p; cat p & sleep 0.1; echo hello > p; wait; rm p'
+run_case "named pipe: writer first" 'mkfifo p; (sleep 0.1; cat p) & echo early > p; wait; rm p'
+run_case "named pipe: writer leaves" 'mkfifo p; (exec 3>p; sleep 0.1) & cat p; echo eof; wait; rm p'
 run_case "cp chmod stat" 'cp fruit f2; chmod 600 f2; stat -c "%a %s" f2; cmp fruit f2 && echo same'
 
 # ---- the runtime itself ----
