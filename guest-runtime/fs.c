@@ -36,17 +36,6 @@ static void hpath_put(struct hpath *hp)
 	hp->tmpfd = -1;
 }
 
-/* /proc/self/exe and /proc/<pid>/exe: the guest's program, not umlrun. */
-static bool proc_exe_path(struct task *t, const char *path)
-{
-	char self[32];
-
-	snprintf(self, sizeof(self), "/proc/%d/exe", t->p->pid);
-	return strcmp(path, "/proc/self/exe") == 0 ||
-	       strcmp(path, "/proc/thread-self/exe") == 0 ||
-	       strcmp(path, self) == 0;
-}
-
 static int fd_guest_path(struct task *t, int hostfd, char *out, size_t len);
 
 /* Open the parent of @path inside the root; hp->name is the last part. */
@@ -172,14 +161,25 @@ static int relative_in_root(struct task *t, int basefd, struct hpath *hp,
 static int path_resolve(struct task *t, int gdirfd, struct hpath *hp,
 			bool follow)
 {
+	int r;
+
+	struct proc *p;
+
 	hp->tmpfd = -1;
-	if (proc_exe_path(t, hp->buf)) {
-		if (strlen(t->p->exe) >= sizeof(hp->buf))
+	p = procfs_exe_proc(t, hp->buf);
+	if (p) {
+		/* The program itself, wherever the root is. */
+		if (strlen(p->exe) >= sizeof(hp->buf))
 			return -ENAMETOOLONG;
-		strcpy(hp->buf, t->p->exe);
+		strcpy(hp->buf, p->exe);
 		hp->dirfd = AT_FDCWD;
 		hp->name = hp->buf;
 		return 0;
+	}
+	if (root_is_slash && hp->buf[0] == '/') {
+		r = procfs_rewrite(t, hp->buf, sizeof(hp->buf));
+		if (r < 0)
+			return r;
 	}
 	if (hp->buf[0] == '/') {
 		hp->dirfd = AT_FDCWD;
@@ -262,6 +262,11 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 	}
 	if (fd < 0) {
 		r = -errno;
+		goto out;
+	}
+	if (procfs_is_runtime(fd)) {
+		close(fd);
+		r = -EACCES;
 		goto out;
 	}
 	f = file_new(fd, flags);
@@ -385,8 +390,8 @@ static long do_readlink(struct task *t, int gdirfd, uint64_t upath,
 	r = strncpy_from_guest(t, path, upath, sizeof(path));
 	if (r < 0)
 		return r;
-	if (proc_exe_path(t, path)) {
-		r = path_host(t, t->p->exe, out, sizeof(out));
+	if (procfs_exe_proc(t, path)) {
+		r = path_host(t, procfs_exe_proc(t, path)->exe, out, sizeof(out));
 		if (r < 0)
 			return r;
 		n = strlen(out);
@@ -670,6 +675,10 @@ static long set_cwd(struct task *t, int dirfd, const char *name)
 
 	if (fd < 0)
 		return -errno;
+	if (procfs_is_runtime(fd)) {
+		close(fd);
+		return -EACCES;
+	}
 	if (t->p->cwdfd >= 0)
 		close(t->p->cwdfd);
 	t->p->cwdfd = fd;

@@ -82,6 +82,11 @@ void fdt_close_on_exec(struct fdtable *fdt);
 struct file *fd_lookup(struct task *t, int fd);
 int fd_install(struct task *t, int minfd, struct file *f, bool cloexec);
 
+/* /proc and /dev/fd as the guest sees them (procfs.c). */
+int procfs_rewrite(struct task *t, char *path, size_t len);
+bool procfs_is_runtime(int hostfd);
+struct proc *procfs_exe_proc(struct task *t, const char *path);
+
 /* ---- memory map (mm.c) ------------------------------------------------- */
 
 struct vma {

@@ -56,6 +56,8 @@ run_case "mkfifo" 'mkfifo p; ls -l p | cut -c1; rm p; ls'
 run_case "named pipe: reader first" 'mkfifo p; cat p & sleep 0.1; echo hello > p; wait; rm p'
 run_case "named pipe: writer first" 'mkfifo p; (sleep 0.1; cat p) & echo early > p; wait; rm p'
 run_case "named pipe: writer leaves" 'mkfifo p; (exec 3>p; sleep 0.1) & cat p; echo eof; wait; rm p'
+run_case "/dev/stdin, /proc/self/fd, /proc/self/exe" \
+	'echo x | cat /dev/stdin; echo y | cat /proc/self/fd/0; readlink /proc/self/exe; readlink /proc/$$/exe'
 run_case "cp chmod stat" 'cp fruit f2; chmod 600 f2; stat -c "%a %s" f2; cmp fruit f2 && echo same'
 
 # ---- the runtime itself ----
@@ -80,6 +82,12 @@ ln -s /etc/motd "$WORK/root/abs"
 expect_output "--root: .. and absolute symlinks stay inside" "$(printf '/bin\ninside\ninside\nabs bin etc /')" \
 	--root="$WORK/root" /bin/busybox sh -c \
 	'cd /bin; pwd; cat ../../../etc/motd; cat /abs; cd ../..; echo $(ls) $(pwd)'
+# The host's /proc/self is umlrun: its memory must stay out of reach.
+ln -s /proc/self/mem "$WORK/selfmem"
+expect_grep "no runtime memory through a symlink to /proc/self" \
+	"Permission denied" $BB cat "$WORK/selfmem"
+expect_grep "no runtime memory through a relative /proc path" \
+	"Permission denied" $BB sh -c 'cd /proc && cat self/mem'
 expect_status "missing program: 127" 127 "$WORK/does-not-exist"
 expect_status "not an ELF: 126" 126 "$TESTBIN/cases.sh"
 expect_status "dynamic ELF: 126" 126 "$TESTBIN/dynamic"
