@@ -1,37 +1,66 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Address-space objects: one per guest address space, behind an anon-inode
- * file descriptor.  The last close of that descriptor destroys the object.
+ * file descriptor.  The last close of that descriptor kills the host tasks
+ * of its threads; the object itself goes when its threads are gone.
  */
 
 #include <linux/anon_inodes.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
-#include <linux/skas.h>
 #include <linux/uaccess.h>
 
 #include "skas.h"
 
-/**
- * struct skas_aspace - a guest address space
- * @dummy: placeholder until the object grows state
- */
-struct skas_aspace {
-	int dummy;
-};
+void skas_aspace_get(struct skas_aspace *as)
+{
+	kref_get(&as->ref);
+}
+
+static void skas_aspace_free(struct kref *ref)
+{
+	struct skas_aspace *as = container_of(ref, struct skas_aspace, ref);
+
+	if (as->mm)
+		mmdrop(as->mm);
+	kfree(as);
+	skas_hooks_put();
+	skas_objects_dec();
+}
+
+/* May sleep (the final put unregisters the probes if it is the last). */
+void skas_aspace_put(struct skas_aspace *as)
+{
+	kref_put(&as->ref, skas_aspace_free);
+}
 
 static int skas_aspace_release(struct inode *inode, struct file *file)
 {
 	struct skas_aspace *as = file->private_data;
+	struct skas_thread *t;
 
-	kfree(as);
+	mutex_lock(&as->lock);
+	list_for_each_entry(t, &as->threads, node)
+		skas_thread_kill(t);
+	mutex_unlock(&as->lock);
+	skas_aspace_put(as);
 	return 0;
 }
 
 static long skas_aspace_ioctl(struct file *file, unsigned int cmd,
 			      unsigned long arg)
 {
-	return -ENOTTY;
+	struct skas_aspace *as = file->private_data;
+
+	switch (cmd) {
+	case SKAS_CREATE_THREAD:
+		return skas_create_thread(as, (void __user *)arg);
+	default:
+		return -ENOTTY;
+	}
 }
 
 static const struct file_operations skas_aspace_fops = {
@@ -42,23 +71,17 @@ static const struct file_operations skas_aspace_fops = {
 	.llseek		= noop_llseek,
 };
 
-static bool skas_zeroed(const __u64 *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (p[i])
-			return false;
-	return true;
-}
-
 /**
  * skas_create_aspace() - SKAS_CREATE_ASPACE: a new, empty address space.
  * @uarg: user pointer to a struct skas_create_aspace.
  *
+ * The first address space registers the tracepoint probes; they stay
+ * registered until the last one is freed.
+ *
  * Return: a new O_CLOEXEC file descriptor for the address space, or
  * -EFAULT (bad @uarg), -EINVAL (wrong size, unknown flags, nonzero reserved
- * fields), -ENOMEM, or an error from anon_inode_getfd().
+ * fields), -ENOMEM, or an error from anon_inode_getfd() or from
+ * tracepoint_probe_register().
  */
 long skas_create_aspace(void __user *uarg)
 {
@@ -75,10 +98,20 @@ long skas_create_aspace(void __user *uarg)
 	as = kzalloc(sizeof(*as), GFP_KERNEL);
 	if (!as)
 		return -ENOMEM;
+	fd = skas_hooks_get();
+	if (fd) {
+		kfree(as);
+		return fd;
+	}
+	skas_objects_inc();
+	kref_init(&as->ref);
+	mutex_init(&as->lock);
+	INIT_LIST_HEAD(&as->threads);
+	as->owner = current_euid();
 
 	fd = anon_inode_getfd("[skas-aspace]", &skas_aspace_fops, as,
 			      O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		kfree(as);
+		skas_aspace_put(as);
 	return fd;
 }

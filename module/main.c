@@ -10,8 +10,32 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/skas.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
 
 #include "skas.h"
+
+/* Final frees of objects that may be dropped in atomic context. */
+struct workqueue_struct *skas_wq;
+
+/*
+ * Objects alive.  An open skas file pins the module (fops->owner), but an
+ * object may outlive its files for a moment (a killed guest task still
+ * exiting, its task_works, an RCU grace period): module exit waits for the
+ * count to drop to zero.
+ */
+static atomic_t skas_objects = ATOMIC_INIT(0);
+
+void skas_objects_inc(void)
+{
+	atomic_inc(&skas_objects);
+}
+
+void skas_objects_dec(void)
+{
+	if (atomic_dec_and_test(&skas_objects))
+		wake_up_var(&skas_objects);
+}
 
 /**
  * skas_check_extension() - answer SKAS_CHECK_EXTENSION.
@@ -24,6 +48,7 @@ static long skas_check_extension(unsigned long cap)
 {
 	switch (cap) {
 	case SKAS_CAP_ASPACE:
+	case SKAS_CAP_THREAD:
 		return 1;
 	default:
 		return 0;
@@ -63,20 +88,40 @@ static int __init skas_init(void)
 {
 	int ret;
 
-	ret = misc_register(&skas_dev);
+	ret = skas_hooks_init();
 	if (ret)
+		goto err_hooks;
+
+	skas_wq = alloc_workqueue("skas", 0, 0);
+	if (!skas_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
+
+	ret = misc_register(&skas_dev);
+	if (ret) {
+		pr_err("cannot register /dev/skas: %d\n", ret);
 		goto err_misc;
+	}
 
 	return 0;
 
 err_misc:
-	pr_err("cannot register /dev/skas: %d\n", ret);
+	destroy_workqueue(skas_wq);
+err_wq:
+	skas_hooks_exit();
+err_hooks:
 	return ret;
 }
 
 static void __exit skas_exit(void)
 {
 	misc_deregister(&skas_dev);
+	wait_var_event(&skas_objects, !atomic_read(&skas_objects));
+	/* The last free may still be returning from its work item. */
+	rcu_barrier();
+	destroy_workqueue(skas_wq);
+	skas_hooks_exit();
 }
 
 module_init(skas_init);

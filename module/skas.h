@@ -6,7 +6,137 @@
 #define _SKAS_H
 
 #include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/skas.h>
+#include <linux/spinlock.h>
+#include <linux/task_work.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 
+/**
+ * struct skas_aspace - a guest address space
+ * @ref:      references: the address-space file, and one per thread
+ * @lock:     protects @threads and @mm
+ * @threads:  the threads of this address space (struct skas_thread.node)
+ * @mm:       the host mm of the first attached task (mmgrab()ed), or NULL
+ * @owner:    effective uid of the creator; only it may attach and run
+ *
+ * The final put (which may sleep: it may unregister the probes) comes from
+ * the file's release or from a thread's free work.
+ */
+struct skas_aspace {
+	struct kref ref;
+	struct mutex lock;		/* @threads, @mm */
+	struct list_head threads;
+	struct mm_struct *mm;
+	kuid_t owner;
+};
+
+/* Thread states (struct skas_thread.state), under skas_thread.lock. */
+enum skas_thread_state {
+	SKAS_T_NEW,		/* no host task attached yet */
+	SKAS_T_STOPPED,		/* guest parked; the runtime owns the run page */
+	SKAS_T_RUNNING,		/* released to run guest code */
+	SKAS_T_DEAD,		/* the host task has exited */
+};
+
+/**
+ * struct skas_thread - a guest thread: one host task bound to an aspace
+ * @ref:        references: the thread file, the task hash entry, and one
+ *              per queued task_work
+ * @as:         the address space (a reference is held)
+ * @node:       in @as->threads
+ * @hnode:      in the task hash (RCU), while the host task is a guest
+ * @lock:       protects @state, the flags below, @exit_status and @ev
+ * @kick_pending: SKAS_KICK while stopped: the next SKAS_RUN returns at once
+ * @stop_queued: @stop_work is queued (an event is in @ev)
+ * @kick_queued: @kick_work is queued
+ * @exit_reported: SKAS_EXIT_EXITED was returned once
+ * @first_stop: the next stop is the first, after SKAS_ATTACH
+ * @attached:   the first stop happened: the thread can be run
+ * @state:      enum skas_thread_state
+ * @task:       the host task (a task reference is held), or NULL
+ * @run:        the run page (vmalloc_user(), mmapped by the runtime)
+ * @ev:         the event recorded in atomic context (probes), copied to
+ *              the run page by the guest when it parks
+ * @regs_in:    registers validated by SKAS_RUN, applied by the guest
+ * @guest_wq:   the parked guest waits here
+ * @rt_wq:      the runtime waits here (SKAS_RUN, poll)
+ * @exit_status: the wait status of the dead host task
+ * @run_lock:   one SKAS_RUN at a time
+ * @stop_work:  task_work: park and report @ev (queued by the probes)
+ * @kick_work:  task_work: park and report SKAS_EXIT_INTERRUPTED
+ * @free_work:  the final free, run on skas_wq
+ */
+struct skas_thread {
+	struct kref ref;
+	struct skas_aspace *as;
+	struct list_head node;
+	struct hlist_node hnode;
+	spinlock_t lock;		/* state, flags, @ev */
+	int state;
+	bool kick_pending;
+	bool stop_queued;
+	bool kick_queued;
+	bool exit_reported;
+	bool first_stop;
+	bool attached;
+	struct task_struct *task;
+	struct skas_run *run;
+	struct skas_run ev;
+	struct skas_regs regs_in;
+	int exit_status;
+	wait_queue_head_t guest_wq;
+	wait_queue_head_t rt_wq;
+	struct mutex run_lock;		/* one SKAS_RUN at a time */
+	struct callback_head stop_work;
+	struct callback_head kick_work;
+	struct rcu_work free_work;
+};
+
+extern struct workqueue_struct *skas_wq;
+
+/* main.c: live objects; module exit waits for them to be freed. */
+void skas_objects_inc(void);
+void skas_objects_dec(void);
+
+/* aspace.c */
 long skas_create_aspace(void __user *uarg);
+void skas_aspace_get(struct skas_aspace *as);
+void skas_aspace_put(struct skas_aspace *as);
+
+/* thread.c */
+long skas_create_thread(struct skas_aspace *as, void __user *uarg);
+void skas_thread_get(struct skas_thread *t);
+void skas_thread_put(struct skas_thread *t);
+void skas_thread_kill(struct skas_thread *t);
+void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
+			      long id);
+void skas_thread_exited(struct skas_thread *t, struct task_struct *task);
+void skas_thread_fault(struct skas_thread *t, int sig);
+
+/* hooks.c */
+int skas_hooks_get(void);
+void skas_hooks_put(void);
+int skas_hooks_init(void);
+void skas_hooks_exit(void);
+void skas_task_bind(struct skas_thread *t);
+void skas_task_unbind(struct skas_thread *t);
+extern int skas_probes_registered;
+
+/* Check that @n u64 words at @p are zero. */
+static inline bool skas_zeroed(const __u64 *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
 
 #endif /* _SKAS_H */

@@ -7,8 +7,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/rseq.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/skas.h>
@@ -34,6 +41,136 @@ static inline int skas_create_aspace(int dev)
 	args.size = sizeof(args);
 	fd = ioctl(dev, SKAS_CREATE_ASPACE, &args);
 	return fd < 0 ? -errno : fd;
+}
+
+/* SKAS_CREATE_THREAD with a well-formed argument; -errno on failure. */
+static inline int skas_create_thread(int as)
+{
+	struct skas_create_thread args;
+	int fd;
+
+	memset(&args, 0, sizeof(args));
+	args.size = sizeof(args);
+	fd = ioctl(as, SKAS_CREATE_THREAD, &args);
+	return fd < 0 ? -errno : fd;
+}
+
+static inline struct skas_run *skas_map_run(int thread)
+{
+	void *p = mmap(NULL, SKAS_RUN_PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, thread, 0);
+
+	return p == MAP_FAILED ? NULL : (struct skas_run *)p;
+}
+
+/*
+ * Make the calling process a fit stub: no signal handlers, no rseq area.
+ * Returns 0 or a step number that failed.
+ */
+static inline int skas_stub_prepare(void)
+{
+	int sig;
+
+	for (sig = 1; sig < 65; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	char *area = (char *)__builtin_thread_pointer() + __rseq_offset;
+
+	/* glibc registered 32 bytes; __rseq_size may say less (2.40+). */
+	if (__rseq_size &&
+	    syscall(SYS_rseq, area, 32, 1 /* RSEQ_FLAG_UNREGISTER */,
+		    0x53053053) &&
+	    syscall(SYS_rseq, area, __rseq_size, 1, 0x53053053))
+		return 10;
+	return 0;
+}
+
+/* A stub child: prepare, attach to @thread; exits only if attach fails. */
+static inline void skas_stub_main(int thread)
+{
+	struct skas_attach args;
+	int ret;
+
+	ret = skas_stub_prepare();
+	if (ret)
+		_exit(ret);
+	memset(&args, 0, sizeof(args));
+	args.size = sizeof(args);
+	ioctl(thread, SKAS_ATTACH, &args);
+	_exit(errno);
+}
+
+/* A guest: address space, thread, run page, attached stub. */
+struct skas_guest {
+	int dev, as, thread;
+	pid_t pid;
+	struct skas_run *run;
+};
+
+/* Returns 0, or -errno / a positive stub exit code on failure. */
+static inline int skas_guest_start(struct skas_guest *g)
+{
+	struct pollfd pfd;
+	int status;
+
+	memset(g, 0, sizeof(*g));
+	g->dev = g->as = g->thread = -1;
+	g->dev = skas_open_dev();
+	if (g->dev < 0)
+		return -errno;
+	g->as = skas_create_aspace(g->dev);
+	if (g->as < 0)
+		return g->as;
+	g->thread = skas_create_thread(g->as);
+	if (g->thread < 0)
+		return g->thread;
+	g->run = skas_map_run(g->thread);
+	if (!g->run)
+		return -errno;
+	g->pid = fork();
+	if (g->pid < 0)
+		return -errno;
+	if (g->pid == 0)
+		skas_stub_main(g->thread);
+	pfd.fd = g->thread;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 10000) != 1) {
+		if (waitpid(g->pid, &status, WNOHANG) == g->pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* Close everything; the module kills the stub; reap it. */
+static inline void skas_guest_stop(struct skas_guest *g)
+{
+	if (g->run)
+		munmap(g->run, SKAS_RUN_PAGE_SIZE);
+	if (g->thread >= 0)
+		close(g->thread);
+	if (g->as >= 0)
+		close(g->as);
+	if (g->dev >= 0)
+		close(g->dev);
+	if (g->pid > 0)
+		waitpid(g->pid, NULL, 0);
+}
+
+/* SKAS_RUN; returns the exit reason or -errno. */
+static inline int skas_run(struct skas_guest *g)
+{
+	if (ioctl(g->thread, SKAS_RUN, 0))
+		return -errno;
+	return g->run->exit_reason;
+}
+
+/* Registers for running at @rip with a valid user state. */
+static inline void skas_regs_at(struct skas_guest *g, unsigned long rip)
+{
+	memset(&g->run->regs, 0, sizeof(g->run->regs));
+	g->run->regs.rip = rip;
+	g->run->regs.eflags = 0x202;
 }
 
 #endif /* SKAS_TEST_H */

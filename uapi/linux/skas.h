@@ -24,7 +24,39 @@
  *   SKAS_CREATE_ASPACE     arg: struct skas_create_aspace *.  Creates an
  *                          empty guest address space and returns a new file
  *                          descriptor for it (O_CLOEXEC).  The last close of
- *                          that descriptor destroys the address space.
+ *                          that descriptor destroys the address space and
+ *                          kills the host tasks of its threads.
+ *
+ * Commands on an address-space descriptor:
+ *
+ *   SKAS_CREATE_THREAD     arg: struct skas_create_thread *.  Creates a
+ *                          guest thread with no host task yet, and returns
+ *                          a new thread descriptor (O_CLOEXEC).
+ *
+ * Commands on a thread descriptor:
+ *
+ *   SKAS_ATTACH            arg: struct skas_attach *.  Called by the stub,
+ *                          the host task that becomes the guest thread.
+ *                          The stub must be single-threaded, own its mm
+ *                          alone, have no rseq area registered and run as
+ *                          the creator's uid.  On success it never runs its
+ *                          own code again: the module unmaps its memory
+ *                          (the vDSO stays), closes all its fds and parks
+ *                          it; the runtime then drives it with SKAS_RUN.
+ *                          The first attached task's mm becomes the
+ *                          address space's.
+ *   SKAS_RUN               no arg.  Resumes the guest with the registers in
+ *                          the run page and waits for its next event, which
+ *                          it writes to the run page (exit_reason and the
+ *                          matching member of the exit union).  Returns 0.
+ *   SKAS_KICK              no arg.  Forces a running guest back: SKAS_RUN
+ *                          returns with SKAS_EXIT_INTERRUPTED.  If the
+ *                          thread is stopped, its next SKAS_RUN returns
+ *                          SKAS_EXIT_INTERRUPTED at once.
+ *   mmap()                 offset 0, length SKAS_RUN_PAGE_SIZE, MAP_SHARED:
+ *                          the run page, struct skas_run.
+ *   poll()                 POLLIN once a task has attached (the thread can
+ *                          be run), POLLHUP once it has died.
  */
 #ifndef _UAPI_LINUX_SKAS_H
 #define _UAPI_LINUX_SKAS_H
@@ -38,11 +70,20 @@
 
 /* Capabilities for SKAS_CHECK_EXTENSION. */
 #define SKAS_CAP_ASPACE		1	/* SKAS_CREATE_ASPACE */
+#define SKAS_CAP_THREAD		2	/* threads: ATTACH, RUN, KICK, run page */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
 #define SKAS_CHECK_EXTENSION	_IO(SKASIO, 0x01)
 #define SKAS_CREATE_ASPACE	_IOW(SKASIO, 0x02, struct skas_create_aspace)
+
+/* ioctls on an address-space fd */
+#define SKAS_CREATE_THREAD	_IOW(SKASIO, 0x10, struct skas_create_thread)
+
+/* ioctls on a thread fd */
+#define SKAS_ATTACH		_IOW(SKASIO, 0x20, struct skas_attach)
+#define SKAS_RUN		_IO(SKASIO, 0x21)
+#define SKAS_KICK		_IO(SKASIO, 0x22)
 
 /**
  * struct skas_create_aspace - argument of SKAS_CREATE_ASPACE
@@ -54,6 +95,130 @@ struct skas_create_aspace {
 	__u32 size;
 	__u32 flags;
 	__u64 reserved[3];
+};
+
+/**
+ * struct skas_create_thread - argument of SKAS_CREATE_THREAD
+ * @size:     sizeof(struct skas_create_thread)
+ * @flags:    none defined yet; must be 0
+ * @reserved: must be 0
+ */
+struct skas_create_thread {
+	__u32 size;
+	__u32 flags;
+	__u64 reserved[3];
+};
+
+/**
+ * struct skas_attach - argument of SKAS_ATTACH
+ * @size:     sizeof(struct skas_attach)
+ * @flags:    none defined yet; must be 0
+ * @reserved: must be 0
+ */
+struct skas_attach {
+	__u32 size;
+	__u32 flags;
+	__u64 reserved[3];
+};
+
+/*
+ * x86-64 registers, in the layout of struct user_regs_struct.  Written by
+ * the runtime, they are sanitized as ptrace's putreg() does: cs and ss are
+ * forced to the 64-bit user selectors, only the arithmetic flags, TF, DF,
+ * RF and AC can change in eflags, rip, fs_base and gs_base must be user
+ * addresses (SKAS_RUN fails with -EINVAL otherwise), orig_rax is ignored,
+ * and ds, es, fs and gs read as 0 and are ignored.
+ */
+struct skas_regs {
+	__u64 r15, r14, r13, r12, rbp, rbx, r11, r10;
+	__u64 r9, r8, rax, rcx, rdx, rsi, rdi, orig_rax;
+	__u64 rip, cs, eflags, rsp, ss;
+	__u64 fs_base, gs_base, ds, es, fs, gs;
+};
+
+/* struct skas_run.exit_reason */
+#define SKAS_EXIT_NONE		0	/* never run yet */
+#define SKAS_EXIT_SYSCALL	1	/* a syscall, not executed */
+#define SKAS_EXIT_FAULT		2	/* a synchronous fault signal */
+#define SKAS_EXIT_EXITED	3	/* the host task died */
+#define SKAS_EXIT_INTERRUPTED	4	/* kicked, or the runtime was signalled */
+
+/* struct skas_exit_syscall.abi */
+#define SKAS_ABI_64		0	/* syscall instruction, x86-64 numbers */
+#define SKAS_ABI_X32		1	/* syscall instruction, x32 bit set */
+#define SKAS_ABI_IA32		2	/* int $0x80 or sysenter */
+
+/**
+ * struct skas_exit_syscall - SKAS_EXIT_SYSCALL: the guest made a syscall
+ * @nr:   the number, as the ABI numbers it (the x32 bit kept)
+ * @args: the six arguments (for SKAS_ABI_IA32: ebx, ecx, edx, esi, edi, ebp)
+ * @abi:  SKAS_ABI_*
+ * @pad:  0
+ *
+ * The syscall was not executed.  regs.rip points after the syscall
+ * instruction and regs.orig_rax holds @nr.  Store the result in regs.rax.
+ */
+struct skas_exit_syscall {
+	__u64 nr;
+	__u64 args[6];
+	__u32 abi;
+	__u32 pad;
+};
+
+/**
+ * struct skas_exit_fault - SKAS_EXIT_FAULT: a synchronous fault
+ * @signo:      SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGTRAP
+ * @code:       si_code
+ * @addr:       si_addr
+ * @trapno:     the x86 trap number
+ * @error_code: the x86 error code (page faults: the PF_* bits)
+ *
+ * The signal was taken from the guest: no handler runs and the guest is
+ * not killed.  regs show the faulting state.
+ */
+struct skas_exit_fault {
+	__s32 signo;
+	__s32 code;
+	__u64 addr;
+	__u32 trapno;
+	__u32 error_code;
+};
+
+/**
+ * struct skas_exit_exited - SKAS_EXIT_EXITED: the host task died
+ * @status: a wait status (WIFEXITED/WIFSIGNALED...)
+ * @pad:    0
+ */
+struct skas_exit_exited {
+	__s32 status;
+	__u32 pad;
+};
+
+#define SKAS_RUN_PAGE_SIZE	4096
+
+/**
+ * struct skas_run - the run page of a thread, mmapped from its fd
+ * @exit_reason: out: SKAS_EXIT_*
+ * @flags:       out: none defined yet, 0
+ * @reserved:    out: 0
+ * @regs:        in/out: the guest's registers; written by the module when
+ *               the guest stops, read by SKAS_RUN
+ * @exit:        out: details of the event, by @exit_reason
+ *
+ * The module writes it only while the guest is stopped, i.e. never while
+ * SKAS_RUN is not in progress.
+ */
+struct skas_run {
+	__u32 exit_reason;
+	__u32 flags;
+	__u64 reserved[3];
+	struct skas_regs regs;
+	union {
+		struct skas_exit_syscall syscall;
+		struct skas_exit_fault fault;
+		struct skas_exit_exited exited;
+		__u64 padding[32];
+	} exit;
 };
 
 #endif /* _UAPI_LINUX_SKAS_H */

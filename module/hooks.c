@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel hooks: the tracepoint probes and the task hash.
+ *
+ * The probes are registered only while at least one address space exists
+ * (skas_hooks_get()/skas_hooks_put()), so that host syscalls take the fast
+ * path when no guest is alive.  skas_probes_registered counts them and is
+ * readable in /sys/module/skas/parameters/probes_registered.
+ *
+ * Every probe first looks current (or the signal's target) up in an RCU
+ * hash of guest tasks; for any other task that is all it costs.
+ */
+
+#include <linux/hash.h>
+#include <linux/hashtable.h>
+#include <linux/module.h>
+#include <linux/rculist.h>
+#include <linux/sched/signal.h>
+#include <linux/tracepoint.h>
+
+#include "skas.h"
+
+int skas_probes_registered;
+module_param_named(probes_registered, skas_probes_registered, int, 0444);
+MODULE_PARM_DESC(probes_registered,
+		 "number of tracepoint probes registered (read-only)");
+
+static DEFINE_HASHTABLE(skas_tasks, 8);
+static DEFINE_SPINLOCK(skas_tasks_lock);
+
+static DEFINE_MUTEX(skas_hooks_lock);
+static unsigned int skas_hooks_users;
+
+/* Look up the guest thread of @task.  Caller holds rcu_read_lock(). */
+static struct skas_thread *skas_task_lookup(struct task_struct *task)
+{
+	struct skas_thread *t;
+
+	hash_for_each_possible_rcu(skas_tasks, t, hnode, (unsigned long)task)
+		if (t->task == task)
+			return t;
+	return NULL;
+}
+
+/**
+ * skas_task_bind() - make t->task a guest task, seen by the probes.
+ * @t: the thread; t->task is set.  The hash holds a reference on @t.
+ */
+void skas_task_bind(struct skas_thread *t)
+{
+	skas_thread_get(t);
+	spin_lock(&skas_tasks_lock);
+	hash_add_rcu(skas_tasks, &t->hnode, (unsigned long)t->task);
+	spin_unlock(&skas_tasks_lock);
+}
+
+/**
+ * skas_task_unbind() - remove t->task from the hash and drop its reference.
+ * @t: the thread, bound by skas_task_bind().  Called once, from the
+ *     sched_process_exit probe (atomic context).
+ */
+void skas_task_unbind(struct skas_thread *t)
+{
+	spin_lock(&skas_tasks_lock);
+	hash_del_rcu(&t->hnode);
+	spin_unlock(&skas_tasks_lock);
+	/* Readers are in probes: the final free waits for a grace period. */
+	skas_thread_put(t);
+}
+
+static void skas_probe_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	struct skas_thread *t;
+
+	rcu_read_lock();
+	t = skas_task_lookup(current);
+	if (unlikely(t))
+		skas_thread_trap_syscall(t, regs, id);
+	rcu_read_unlock();
+}
+
+static void skas_probe_process_exit(void *data, struct task_struct *task)
+{
+	struct skas_thread *t;
+
+	rcu_read_lock();
+	t = skas_task_lookup(task);
+	if (unlikely(t))
+		skas_thread_exited(t, task);
+	rcu_read_unlock();
+}
+
+static bool skas_sig_synchronous(int sig, struct kernel_siginfo *info)
+{
+	switch (sig) {
+	case SIGSEGV:
+	case SIGBUS:
+	case SIGILL:
+	case SIGFPE:
+	case SIGTRAP:
+		/* Raised by the kernel for this task itself (a fault). */
+		return info != SEND_SIG_NOINFO && info != SEND_SIG_PRIV &&
+		       info->si_code > 0;
+	default:
+		return false;
+	}
+}
+
+static void skas_probe_signal_generate(void *data, int sig,
+				       struct kernel_siginfo *info,
+				       struct task_struct *task, int group,
+				       int result)
+{
+	struct skas_thread *t;
+
+	if (task != current || !skas_sig_synchronous(sig, info))
+		return;
+	rcu_read_lock();
+	t = skas_task_lookup(task);
+	if (unlikely(t))
+		skas_thread_fault(t, sig);
+	rcu_read_unlock();
+}
+
+struct skas_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+};
+
+static struct skas_tp skas_tps[] = {
+	{ "sys_enter", skas_probe_sys_enter },
+	{ "sched_process_exit", skas_probe_process_exit },
+	{ "signal_generate", skas_probe_signal_generate },
+};
+
+static void skas_tp_find(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(skas_tps); i++)
+		if (!strcmp(tp->name, skas_tps[i].name))
+			skas_tps[i].tp = tp;
+}
+
+static void skas_hooks_unregister(unsigned int n)
+{
+	while (n--) {
+		tracepoint_probe_unregister(skas_tps[n].tp, skas_tps[n].probe,
+					    NULL);
+		skas_probes_registered--;
+	}
+	/* No probe runs any more when this returns. */
+	tracepoint_synchronize_unregister();
+}
+
+/**
+ * skas_hooks_get() - register the probes if this is the first user.
+ *
+ * Return: 0 or a -errno from tracepoint_probe_register().
+ */
+int skas_hooks_get(void)
+{
+	unsigned int i;
+	int ret = 0;
+
+	mutex_lock(&skas_hooks_lock);
+	if (skas_hooks_users++)
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(skas_tps); i++) {
+		ret = tracepoint_probe_register(skas_tps[i].tp,
+						skas_tps[i].probe, NULL);
+		if (ret)
+			break;
+		skas_probes_registered++;
+	}
+	if (ret) {
+		skas_hooks_unregister(i);
+		skas_hooks_users--;
+	}
+out:
+	mutex_unlock(&skas_hooks_lock);
+	return ret;
+}
+
+/**
+ * skas_hooks_put() - unregister the probes when the last user goes.
+ *
+ * May sleep (it waits for running probes to finish).
+ */
+void skas_hooks_put(void)
+{
+	mutex_lock(&skas_hooks_lock);
+	if (!--skas_hooks_users)
+		skas_hooks_unregister(ARRAY_SIZE(skas_tps));
+	mutex_unlock(&skas_hooks_lock);
+}
+
+/**
+ * skas_hooks_init() - find the tracepoints the module needs.
+ *
+ * Return: 0, or -ENOENT if the kernel lacks one (e.g. no
+ * CONFIG_FTRACE_SYSCALLS for sys_enter).
+ */
+int skas_hooks_init(void)
+{
+	unsigned int i;
+
+	for_each_kernel_tracepoint(skas_tp_find, NULL);
+	for (i = 0; i < ARRAY_SIZE(skas_tps); i++) {
+		if (!skas_tps[i].tp) {
+			pr_err("tracepoint %s not found\n", skas_tps[i].name);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+/**
+ * skas_hooks_exit() - counterpart of skas_hooks_init().
+ *
+ * Nothing is registered by then: every address space holds a module
+ * reference until its final free, which drops the hooks.
+ */
+void skas_hooks_exit(void)
+{
+}

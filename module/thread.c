@@ -1,0 +1,746 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest threads: a host task (the stub) bound to an address space, driven
+ * by the runtime with SKAS_RUN.
+ *
+ * A guest task never runs a syscall: the sys_enter probe records it, makes
+ * the kernel skip it (orig_ax = -1) and queues stop_work.  The task_work
+ * runs on the way back to user mode, in the guest's own process context:
+ * it publishes the event in the run page, wakes the runtime and sleeps
+ * until SKAS_RUN hands it new registers, which it writes to its pt_regs
+ * before returning to user mode.  Faults (signal_generate probe) and kicks
+ * (kick_work, queued with TWA_SIGNAL) park the same way.
+ *
+ * Every queued task_work holds a reference on the thread; task_works can't
+ * be cancelled, so the object lives until they have run (they run at the
+ * latest in do_exit()).
+ */
+
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/fdtable.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/ptrace.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <asm/fsgsbase.h>
+#include <asm/msr.h>
+#include <asm/segment.h>
+#include <asm/syscall.h>
+
+#include "skas.h"
+
+/* The eflags bits the runtime may change: ptrace's FLAG_MASK_32. */
+#define SKAS_FLAG_MASK	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_AF | \
+			 X86_EFLAGS_ZF | X86_EFLAGS_SF | X86_EFLAGS_TF | \
+			 X86_EFLAGS_DF | X86_EFLAGS_OF | X86_EFLAGS_RF | \
+			 X86_EFLAGS_AC)
+
+static void skas_thread_free(struct work_struct *work)
+{
+	struct skas_thread *t = container_of(to_rcu_work(work),
+					     struct skas_thread, free_work);
+	struct skas_aspace *as = t->as;
+
+	mutex_lock(&as->lock);
+	list_del(&t->node);
+	mutex_unlock(&as->lock);
+	if (t->task)
+		put_task_struct(t->task);
+	vfree(t->run);
+	kfree(t);
+	skas_aspace_put(as);
+	skas_objects_dec();
+}
+
+static void skas_thread_release_ref(struct kref *ref)
+{
+	struct skas_thread *t = container_of(ref, struct skas_thread, ref);
+
+	/* Probes may still see @t in the task hash: wait a grace period. */
+	queue_rcu_work(skas_wq, &t->free_work);
+}
+
+void skas_thread_get(struct skas_thread *t)
+{
+	kref_get(&t->ref);
+}
+
+/* May be called in atomic context: the free runs on skas_wq. */
+void skas_thread_put(struct skas_thread *t)
+{
+	kref_put(&t->ref, skas_thread_release_ref);
+}
+
+/**
+ * skas_thread_kill() - SIGKILL the thread's host task, if it has one.
+ * @t: the thread.
+ */
+void skas_thread_kill(struct skas_thread *t)
+{
+	struct task_struct *task = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->task && t->state != SKAS_T_DEAD)
+		task = get_task_struct(t->task);
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (task) {
+		send_sig(SIGKILL, task, 1);
+		put_task_struct(task);
+	}
+}
+
+/* Queue @work on the guest task with a reference.  Caller holds t->lock. */
+static int skas_thread_queue(struct skas_thread *t, struct callback_head *work,
+			     enum task_work_notify_mode mode)
+{
+	int ret;
+
+	skas_thread_get(t);
+	ret = task_work_add(t->task, work, mode);
+	if (ret)
+		skas_thread_put(t);
+	return ret;
+}
+
+/**
+ * skas_thread_trap_syscall() - sys_enter probe for a guest task.
+ * @t:    the thread of current.
+ * @regs: current's pt_regs.
+ * @id:   the syscall number.
+ *
+ * Runs with preemption disabled.  The syscall is always skipped: a guest
+ * task never executes a host syscall the runtime did not allow.
+ */
+void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
+			      long id)
+{
+	struct skas_exit_syscall *sc = &t->ev.exit.syscall;
+	unsigned long flags;
+
+	regs->orig_ax = -1;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->state != SKAS_T_RUNNING || t->stop_queued)
+		goto out;
+	memset(&t->ev, 0, sizeof(t->ev));
+	t->ev.exit_reason = SKAS_EXIT_SYSCALL;
+	sc->nr = id;
+	if (in_ia32_syscall()) {
+		sc->abi = SKAS_ABI_IA32;
+		sc->args[0] = (u32)regs->bx;
+		sc->args[1] = (u32)regs->cx;
+		sc->args[2] = (u32)regs->dx;
+		sc->args[3] = (u32)regs->si;
+		sc->args[4] = (u32)regs->di;
+		sc->args[5] = (u32)regs->bp;
+	} else {
+		sc->abi = (id & __X32_SYSCALL_BIT) ? SKAS_ABI_X32 : SKAS_ABI_64;
+		sc->args[0] = regs->di;
+		sc->args[1] = regs->si;
+		sc->args[2] = regs->dx;
+		sc->args[3] = regs->r10;
+		sc->args[4] = regs->r8;
+		sc->args[5] = regs->r9;
+	}
+	if (!skas_thread_queue(t, &t->stop_work, TWA_RESUME))
+		t->stop_queued = true;
+out:
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/**
+ * skas_thread_fault() - signal_generate probe: a fault signal for current.
+ * @t:   the thread of current.
+ * @sig: the signal (already queued on current).
+ *
+ * Called with current's siglock held.  get_signal() runs task_works before
+ * it dequeues anything, so stop_work takes the signal off the queue before
+ * it can be delivered, and reports it.
+ */
+void skas_thread_fault(struct skas_thread *t, int sig)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->state == SKAS_T_RUNNING && !t->stop_queued) {
+		memset(&t->ev, 0, sizeof(t->ev));
+		t->ev.exit_reason = SKAS_EXIT_FAULT;
+		t->ev.exit.fault.signo = sig;
+		if (!skas_thread_queue(t, &t->stop_work, TWA_RESUME))
+			t->stop_queued = true;
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/**
+ * skas_thread_exited() - sched_process_exit probe for a guest task.
+ * @t:    the thread of @task.
+ * @task: the exiting task (current).
+ */
+void skas_thread_exited(struct skas_thread *t, struct task_struct *task)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->state = SKAS_T_DEAD;
+	t->exit_status = task->exit_code;
+	spin_unlock_irqrestore(&t->lock, flags);
+	wake_up(&t->rt_wq);
+	skas_task_unbind(t);
+}
+
+/* current's sighand: stable for current itself. */
+static struct sighand_struct *skas_sighand(void)
+{
+	return rcu_dereference_protected(current->sighand, 1);
+}
+
+/* Take the fault signal @ev names off current's queue; fill in details. */
+static void skas_take_fault(struct skas_run *ev)
+{
+	struct skas_exit_fault *f = &ev->exit.fault;
+	kernel_siginfo_t info;
+	enum pid_type type;
+	sigset_t mask;
+	int sig;
+
+	siginitsetinv(&mask, sigmask(f->signo));
+	spin_lock_irq(&skas_sighand()->siglock);
+	sig = skas_dequeue_signal(&mask, &info, &type);
+	spin_unlock_irq(&skas_sighand()->siglock);
+	if (sig != f->signo)
+		return;
+	f->code = info.si_code;
+	f->addr = (unsigned long)info.si_addr;
+	f->trapno = current->thread.trap_nr;
+	f->error_code = current->thread.error_code;
+}
+
+/* Keep the vDSO and its data pages (special mappings just below it). */
+static bool skas_keep_vma(struct vm_area_struct *vma, unsigned long vdso)
+{
+	if (vma->vm_start == vdso)
+		return true;
+	return (vma->vm_flags & (VM_IO | VM_PFNMAP | VM_MIXEDMAP)) &&
+	       vma->vm_end <= vdso && vdso - vma->vm_end < SZ_64K;
+}
+
+/* Unmap everything of the stub but the vDSO.  Runs in the stub. */
+static void skas_hollow_mm(void)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long vdso = (unsigned long)mm->context.vdso;
+	unsigned long addr = 0, start, end;
+	struct vm_area_struct *vma;
+
+	for (;;) {
+		mmap_read_lock(mm);
+		vma = find_vma(mm, addr);
+		while (vma && skas_keep_vma(vma, vdso))
+			vma = find_vma(mm, vma->vm_end);
+		if (!vma) {
+			mmap_read_unlock(mm);
+			break;
+		}
+		start = vma->vm_start;
+		end = vma->vm_end;
+		mmap_read_unlock(mm);
+		vm_munmap(start, end - start);
+		addr = end;
+	}
+}
+
+static void skas_close_all_fds(void)
+{
+	unsigned int fd, max;
+
+	rcu_read_lock();
+	max = files_fdtable(current->files)->max_fds;
+	rcu_read_unlock();
+	for (fd = 0; fd < max; fd++)
+		close_fd(fd);
+}
+
+static void skas_regs_to_user(struct skas_regs *u, struct pt_regs *regs)
+{
+	u->r15 = regs->r15;
+	u->r14 = regs->r14;
+	u->r13 = regs->r13;
+	u->r12 = regs->r12;
+	u->rbp = regs->bp;
+	u->rbx = regs->bx;
+	u->r11 = regs->r11;
+	u->r10 = regs->r10;
+	u->r9 = regs->r9;
+	u->r8 = regs->r8;
+	u->rax = regs->ax;
+	u->rcx = regs->cx;
+	u->rdx = regs->dx;
+	u->rsi = regs->si;
+	u->rdi = regs->di;
+	u->orig_rax = -1;
+	u->rip = regs->ip;
+	u->cs = regs->cs;
+	u->eflags = regs->flags;
+	u->rsp = regs->sp;
+	u->ss = regs->ss;
+	current_save_fsgs();
+	u->fs_base = current->thread.fsbase;
+	u->gs_base = current->thread.gsbase;
+	u->ds = 0;
+	u->es = 0;
+	u->fs = 0;
+	u->gs = 0;
+}
+
+/* Apply registers validated by skas_regs_check().  Runs in the guest. */
+static void skas_regs_from_user(struct pt_regs *regs, const struct skas_regs *u)
+{
+	regs->r15 = u->r15;
+	regs->r14 = u->r14;
+	regs->r13 = u->r13;
+	regs->r12 = u->r12;
+	regs->bp = u->rbp;
+	regs->bx = u->rbx;
+	regs->r11 = u->r11;
+	regs->r10 = u->r10;
+	regs->r9 = u->r9;
+	regs->r8 = u->r8;
+	regs->ax = u->rax;
+	regs->cx = u->rcx;
+	regs->dx = u->rdx;
+	regs->si = u->rsi;
+	regs->di = u->rdi;
+	/* Never a syscall to restart: see arch_do_signal_or_restart(). */
+	regs->orig_ax = -1;
+	regs->ip = u->rip;
+	regs->cs = __USER_CS;
+	regs->flags = (regs->flags & ~SKAS_FLAG_MASK) |
+		      (u->eflags & SKAS_FLAG_MASK);
+	regs->sp = u->rsp;
+	regs->ss = __USER_DS;
+
+	preempt_disable();
+	current_save_fsgs();
+	if (current->thread.fsbase != u->fs_base) {
+		x86_fsbase_write_cpu(u->fs_base);
+		current->thread.fsbase = u->fs_base;
+	}
+	if (current->thread.gsbase != u->gs_base) {
+		wrmsrl(MSR_KERNEL_GS_BASE, u->gs_base);
+		current->thread.gsbase = u->gs_base;
+	}
+	preempt_enable();
+}
+
+static int skas_regs_check(const struct skas_regs *u)
+{
+	if (u->rip >= TASK_SIZE_MAX || u->fs_base >= TASK_SIZE_MAX ||
+	    u->gs_base >= TASK_SIZE_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Park the guest: publish @ev and the registers, wake the runtime, sleep
+ * until SKAS_RUN releases us, then load the new registers.  Runs in the
+ * guest's process context, on its way back to user mode.
+ */
+static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
+			    bool first)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+	struct skas_run *run = t->run;
+	unsigned long flags;
+	int ret;
+
+	if (first) {
+		skas_hollow_mm();
+		skas_close_all_fds();
+		memset(&run->regs, 0, sizeof(run->regs));
+	} else {
+		if (ev->exit_reason == SKAS_EXIT_FAULT)
+			skas_take_fault(ev);
+		skas_regs_to_user(&run->regs, regs);
+		if (ev->exit_reason == SKAS_EXIT_SYSCALL)
+			run->regs.orig_rax = ev->exit.syscall.nr;
+	}
+	run->exit = ev->exit;
+	run->flags = 0;
+	memset(run->reserved, 0, sizeof(run->reserved));
+	WRITE_ONCE(run->exit_reason, ev->exit_reason);
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->state = SKAS_T_STOPPED;
+	t->attached = true;
+	spin_unlock_irqrestore(&t->lock, flags);
+	__wake_up_sync(&t->rt_wq, TASK_NORMAL);
+
+	/*
+	 * Killable, not interruptible: only SIGKILL may cut the stop short,
+	 * other signals wait for the next run.  TASK_NOLOAD: a parked guest
+	 * is idle, not blocked (no load, no hung-task warning).
+	 */
+	ret = wait_event_state(t->guest_wq,
+			       READ_ONCE(t->state) == SKAS_T_RUNNING,
+			       (TASK_KILLABLE | TASK_NOLOAD));
+	if (ret)
+		return;	/* dying: the exit probe reports it */
+	skas_regs_from_user(regs, &t->regs_in);
+}
+
+static void skas_stop_work_fn(struct callback_head *cb)
+{
+	struct skas_thread *t = container_of(cb, struct skas_thread,
+					     stop_work);
+	struct skas_run ev;
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->stop_queued = false;
+	ev = t->ev;
+	first = t->first_stop;
+	t->first_stop = false;
+	spin_unlock_irqrestore(&t->lock, flags);
+
+	if (!fatal_signal_pending(current))
+		skas_guest_park(t, &ev, first);
+	skas_thread_put(t);
+}
+
+static void skas_kick_work_fn(struct callback_head *cb)
+{
+	struct skas_thread *t = container_of(cb, struct skas_thread,
+					     kick_work);
+	struct skas_run ev = { .exit_reason = SKAS_EXIT_INTERRUPTED };
+	unsigned long flags;
+	bool park;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->kick_queued = false;
+	/* A pending stop (trap, fault) reports first; it ends the run. */
+	park = t->state == SKAS_T_RUNNING && !t->stop_queued;
+	spin_unlock_irqrestore(&t->lock, flags);
+
+	if (park && !fatal_signal_pending(current))
+		skas_guest_park(t, &ev, false);
+	skas_thread_put(t);
+}
+
+/* Force a running guest back to a stop.  Caller holds t->lock. */
+static void skas_thread_kick_locked(struct skas_thread *t)
+{
+	if (t->state == SKAS_T_RUNNING) {
+		if (!t->kick_queued && !t->stop_queued &&
+		    !skas_thread_queue(t, &t->kick_work, TWA_SIGNAL))
+			t->kick_queued = true;
+	} else if (t->state == SKAS_T_STOPPED) {
+		t->kick_pending = true;
+	}
+}
+
+static long skas_thread_kick(struct skas_thread *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	skas_thread_kick_locked(t);
+	spin_unlock_irqrestore(&t->lock, flags);
+	return 0;
+}
+
+static long skas_thread_attach(struct skas_thread *t, void __user *uarg)
+{
+	struct skas_aspace *as = t->as;
+	struct skas_attach args;
+	unsigned long flags;
+	int i, ret = 0;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.size != sizeof(args) || args.flags ||
+	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
+		return -EINVAL;
+	if (!uid_eq(current_euid(), as->owner))
+		return -EPERM;
+	if (!current->mm || get_nr_threads(current) != 1 ||
+	    atomic_read(&current->mm->mm_users) != 1)
+		return -EBUSY;
+#ifdef CONFIG_RSEQ
+	if (current->rseq)
+		return -EBUSY;
+#endif
+	/* The stub must not have signal handlers: they would run its code. */
+	spin_lock_irq(&skas_sighand()->siglock);
+	for (i = 0; i < _NSIG; i++) {
+		__sighandler_t h = skas_sighand()->action[i].sa.sa_handler;
+
+		if (h != SIG_DFL && h != SIG_IGN)
+			ret = -EBUSY;
+	}
+	spin_unlock_irq(&skas_sighand()->siglock);
+	if (ret)
+		return ret;
+
+	mutex_lock(&as->lock);
+	if (as->mm) {
+		ret = -EBUSY;
+		goto out;
+	}
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->state != SKAS_T_NEW) {
+		spin_unlock_irqrestore(&t->lock, flags);
+		ret = -EBUSY;
+		goto out;
+	}
+	t->task = get_task_struct(current);
+	t->state = SKAS_T_RUNNING;
+	t->first_stop = true;
+	memset(&t->ev, 0, sizeof(t->ev));
+	ret = skas_thread_queue(t, &t->stop_work, TWA_RESUME);
+	if (ret) {
+		put_task_struct(t->task);
+		t->task = NULL;
+		t->state = SKAS_T_NEW;
+		spin_unlock_irqrestore(&t->lock, flags);
+		goto out;
+	}
+	t->stop_queued = true;
+	spin_unlock_irqrestore(&t->lock, flags);
+	mmgrab(current->mm);
+	as->mm = current->mm;
+	skas_task_bind(t);
+out:
+	mutex_unlock(&as->lock);
+	return ret;
+}
+
+/* Report the death of the host task once; -ESRCH after that. */
+static long skas_thread_report_exit(struct skas_thread *t)
+{
+	struct skas_run *run = t->run;
+	unsigned long flags;
+	bool reported;
+
+	spin_lock_irqsave(&t->lock, flags);
+	reported = t->exit_reported;
+	t->exit_reported = true;
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (reported)
+		return -ESRCH;
+	memset(&run->exit, 0, sizeof(run->exit));
+	run->exit.exited.status = t->exit_status;
+	WRITE_ONCE(run->exit_reason, SKAS_EXIT_EXITED);
+	return 0;
+}
+
+static long skas_thread_wait_stop(struct skas_thread *t)
+{
+	unsigned long flags;
+
+	if (wait_event_interruptible(t->rt_wq,
+				     READ_ONCE(t->state) != SKAS_T_RUNNING)) {
+		/* Signalled: bring the guest back, like KVM_RUN. */
+		spin_lock_irqsave(&t->lock, flags);
+		skas_thread_kick_locked(t);
+		spin_unlock_irqrestore(&t->lock, flags);
+		if (wait_event_killable(t->rt_wq,
+					READ_ONCE(t->state) != SKAS_T_RUNNING))
+			return -EINTR;
+	}
+	if (READ_ONCE(t->state) == SKAS_T_DEAD)
+		return skas_thread_report_exit(t);
+	return 0;
+}
+
+static long skas_thread_run_locked(struct skas_thread *t)
+{
+	struct skas_run *run = t->run;
+	unsigned long flags;
+	int state, ret;
+
+	spin_lock_irqsave(&t->lock, flags);
+	state = t->state;
+	if (state == SKAS_T_STOPPED && t->kick_pending) {
+		t->kick_pending = false;
+		spin_unlock_irqrestore(&t->lock, flags);
+		memset(&run->exit, 0, sizeof(run->exit));
+		WRITE_ONCE(run->exit_reason, SKAS_EXIT_INTERRUPTED);
+		return 0;
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+
+	switch (state) {
+	case SKAS_T_NEW:
+		return -ENOENT;
+	case SKAS_T_DEAD:
+		return skas_thread_report_exit(t);
+	case SKAS_T_RUNNING:
+		if (READ_ONCE(t->attached))
+			/* An earlier run was cut short (-EINTR). */
+			return skas_thread_wait_stop(t);
+		/* SKAS_ATTACH in progress: wait for its stop, then run. */
+		if (wait_event_interruptible(t->rt_wq,
+					     READ_ONCE(t->state) !=
+					     SKAS_T_RUNNING))
+			return -EINTR;
+		return skas_thread_run_locked(t);
+	}
+
+	/* One copy, then checks: the run page is shared with user space. */
+	memcpy(&t->regs_in, &run->regs, sizeof(t->regs_in));
+	ret = skas_regs_check(&t->regs_in);
+	if (ret)
+		return ret;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->state == SKAS_T_STOPPED)
+		t->state = SKAS_T_RUNNING;
+	spin_unlock_irqrestore(&t->lock, flags);
+	__wake_up_sync(&t->guest_wq, TASK_NORMAL);
+
+	return skas_thread_wait_stop(t);
+}
+
+static long skas_thread_run(struct skas_thread *t)
+{
+	long ret;
+
+	if (!uid_eq(current_euid(), t->as->owner))
+		return -EPERM;
+	if (!mutex_trylock(&t->run_lock))
+		return -EBUSY;
+	ret = skas_thread_run_locked(t);
+	mutex_unlock(&t->run_lock);
+	return ret;
+}
+
+static long skas_thread_ioctl(struct file *file, unsigned int cmd,
+			      unsigned long arg)
+{
+	struct skas_thread *t = file->private_data;
+
+	switch (cmd) {
+	case SKAS_ATTACH:
+		return skas_thread_attach(t, (void __user *)arg);
+	case SKAS_RUN:
+		return skas_thread_run(t);
+	case SKAS_KICK:
+		return skas_thread_kick(t);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int skas_thread_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct skas_thread *t = file->private_data;
+
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != SKAS_RUN_PAGE_SIZE ||
+	    !(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	return remap_vmalloc_range(vma, t->run, 0);
+}
+
+static __poll_t skas_thread_poll(struct file *file, poll_table *wait)
+{
+	struct skas_thread *t = file->private_data;
+	int state;
+
+	poll_wait(file, &t->rt_wq, wait);
+	state = READ_ONCE(t->state);
+	if (state == SKAS_T_DEAD)
+		return EPOLLIN | EPOLLHUP;
+	if (READ_ONCE(t->attached))
+		return EPOLLIN;
+	return 0;
+}
+
+static int skas_thread_release(struct inode *inode, struct file *file)
+{
+	struct skas_thread *t = file->private_data;
+
+	skas_thread_kill(t);
+	/*
+	 * Give the guest a moment to die, so that the objects are gone soon
+	 * after the last close (rmmod).  Bounded: a close never hangs.
+	 */
+	if (READ_ONCE(t->task))
+		wait_event_timeout(t->rt_wq,
+				   READ_ONCE(t->state) == SKAS_T_DEAD, HZ);
+	skas_thread_put(t);
+	return 0;
+}
+
+static const struct file_operations skas_thread_fops = {
+	.owner		= THIS_MODULE,
+	.release	= skas_thread_release,
+	.unlocked_ioctl	= skas_thread_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.mmap		= skas_thread_mmap,
+	.poll		= skas_thread_poll,
+	.llseek		= noop_llseek,
+};
+
+/**
+ * skas_create_thread() - SKAS_CREATE_THREAD: a thread with no task yet.
+ * @as:   the address space.
+ * @uarg: user pointer to a struct skas_create_thread.
+ *
+ * Return: a new O_CLOEXEC thread file descriptor, or -EFAULT, -EINVAL,
+ * -ENOMEM, -EMFILE.
+ */
+long skas_create_thread(struct skas_aspace *as, void __user *uarg)
+{
+	struct skas_create_thread args;
+	struct skas_thread *t;
+	int fd;
+
+	BUILD_BUG_ON(sizeof(struct skas_run) > SKAS_RUN_PAGE_SIZE);
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.size != sizeof(args) || args.flags ||
+	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
+		return -EINVAL;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->run = vmalloc_user(SKAS_RUN_PAGE_SIZE);
+	if (!t->run) {
+		kfree(t);
+		return -ENOMEM;
+	}
+	kref_init(&t->ref);
+	spin_lock_init(&t->lock);
+	mutex_init(&t->run_lock);
+	init_waitqueue_head(&t->guest_wq);
+	init_waitqueue_head(&t->rt_wq);
+	init_task_work(&t->stop_work, skas_stop_work_fn);
+	init_task_work(&t->kick_work, skas_kick_work_fn);
+	INIT_RCU_WORK(&t->free_work, skas_thread_free);
+	t->state = SKAS_T_NEW;
+	skas_objects_inc();
+	skas_aspace_get(as);
+	t->as = as;
+	mutex_lock(&as->lock);
+	list_add_tail(&t->node, &as->threads);
+	mutex_unlock(&as->lock);
+
+	fd = anon_inode_getfd("[skas-thread]", &skas_thread_fops, t,
+			      O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		skas_thread_put(t);
+	return fd;
+}
