@@ -204,8 +204,23 @@ static bool wait_match(struct proc *self, struct proc *c, int idtype, int id)
 	}
 }
 
-/* Find a matching zombie child; -ECHILD if no child matches at all. */
-static struct proc *wait_find(struct task *t, int idtype, int id, int *err)
+/* What a wait can collect from a child, by the wait options. */
+enum wait_event { WAIT_NONE, WAIT_EXITED, WAIT_STOPPED, WAIT_CONTINUED };
+
+static enum wait_event wait_event(struct proc *c, int options)
+{
+	if (c->state == PROC_ZOMBIE)
+		return (options & WEXITED) ? WAIT_EXITED : WAIT_NONE;
+	if ((options & WSTOPPED) && c->stop_report)
+		return WAIT_STOPPED;
+	if ((options & WCONTINUED) && c->cont_report)
+		return WAIT_CONTINUED;
+	return WAIT_NONE;
+}
+
+/* Find a child with something to report; -ECHILD if no child matches. */
+static struct proc *wait_find(struct task *t, int idtype, int id, int options,
+			      enum wait_event *ev, int *err)
 {
 	struct proc *c;
 	bool any = false;
@@ -214,16 +229,39 @@ static struct proc *wait_find(struct task *t, int idtype, int id, int *err)
 		if (!wait_match(t->p, c, idtype, id))
 			continue;
 		any = true;
-		if (c->state == PROC_ZOMBIE)
+		*ev = wait_event(c, options);
+		if (*ev != WAIT_NONE)
 			return c;
 	}
 	*err = any ? 0 : -ECHILD;
 	return NULL;
 }
 
+/* The wait status of the event, which is consumed unless @peek. */
+static int wait_collect(struct proc *c, enum wait_event ev, bool peek)
+{
+	int st;
+
+	switch (ev) {
+	case WAIT_STOPPED:
+		st = c->stop_report;
+		if (!peek)
+			c->stop_report = 0;
+		return st;
+	case WAIT_CONTINUED:
+		if (!peek)
+			c->cont_report = false;
+		return 0xffff;
+	default:
+		return c->wstatus;
+	}
+}
+
 long sys_wait4(struct task *t, const uint64_t *a)
 {
 	int pid = a[0], idtype = P_ALL, id = 0, err, st;
+	int options = (a[2] & (WNOHANG | WUNTRACED | WCONTINUED)) | WEXITED;
+	enum wait_event ev;
 	struct proc *c;
 
 	if (pid > 0) {
@@ -236,16 +274,16 @@ long sys_wait4(struct task *t, const uint64_t *a)
 		idtype = P_PGID;
 		id = -pid;
 	}
-	c = wait_find(t, idtype, id, &err);
+	c = wait_find(t, idtype, id, options, &ev, &err);
 	if (!c) {
 		if (err)
 			return err;
-		if (a[2] & WNOHANG)
+		if (options & WNOHANG)
 			return 0;
 		t->w.child = true;
 		return SYS_BLOCK;
 	}
-	st = c->wstatus;
+	st = wait_collect(c, ev, false);
 	if (a[1] && copy_to_guest(t, a[1], &st, sizeof(st)) < 0)
 		return -EFAULT;
 	if (a[3]) {
@@ -254,39 +292,58 @@ long sys_wait4(struct task *t, const uint64_t *a)
 		copy_to_guest(t, a[3], ru, sizeof(ru));
 	}
 	pid = c->pid;
-	proc_reap(c);
+	if (ev == WAIT_EXITED)
+		proc_reap(c);
 	return pid;
+}
+
+static void waitid_info(int32_t *si, struct proc *c, enum wait_event ev,
+			int st)
+{
+	si[0] = SIGCHLD;
+	si[4] = c->pid;
+	si[5] = getuid();
+	switch (ev) {
+	case WAIT_STOPPED:
+		si[2] = CLD_STOPPED;
+		si[6] = WSTOPSIG(st);
+		break;
+	case WAIT_CONTINUED:
+		si[2] = CLD_CONTINUED;
+		si[6] = SIGCONT;
+		break;
+	default:
+		si[2] = WIFSIGNALED(st) ? CLD_KILLED : CLD_EXITED;
+		si[6] = WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st);
+	}
 }
 
 long sys_waitid(struct task *t, const uint64_t *a)
 {
-	int idtype = a[0], id = a[1], err;
+	int idtype = a[0], id = a[1], options = a[3], err, st;
 	int32_t si[32] = { 0 };	/* siginfo_t */
+	enum wait_event ev;
 	struct proc *c;
 
 	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID)
 		return -EINVAL;
-	if (!(a[3] & WEXITED))
+	if (!(options & (WEXITED | WSTOPPED | WCONTINUED)))
 		return -EINVAL;
-	c = wait_find(t, idtype, id, &err);
+	c = wait_find(t, idtype, id, options, &ev, &err);
 	if (!c) {
 		if (err)
 			return err;
-		if (!(a[3] & WNOHANG)) {
+		if (!(options & WNOHANG)) {
 			t->w.child = true;
 			return SYS_BLOCK;
 		}
 	} else {
-		si[0] = SIGCHLD;
-		si[2] = WIFSIGNALED(c->wstatus) ? CLD_KILLED : CLD_EXITED;
-		si[4] = c->pid;
-		si[5] = getuid();
-		si[6] = WIFSIGNALED(c->wstatus) ? WTERMSIG(c->wstatus)
-						: WEXITSTATUS(c->wstatus);
+		st = wait_collect(c, ev, options & WNOWAIT);
+		waitid_info(si, c, ev, st);
 	}
 	if (a[2] && copy_to_guest(t, a[2], si, sizeof(si)) < 0)
 		return -EFAULT;
-	if (c && !(a[3] & WNOWAIT))
+	if (c && ev == WAIT_EXITED && !(options & WNOWAIT))
 		proc_reap(c);
 	return 0;
 }

@@ -24,6 +24,7 @@ struct task *current;
 static struct task *rq_head, *rq_tail;
 static volatile sig_atomic_t tick;
 static volatile sig_atomic_t host_sig;
+static bool host_tstp;		/* a ^Z was forwarded: stop along with init */
 bool io_activity;
 
 int64_t now_ns(void)
@@ -255,7 +256,27 @@ static void setup_timer(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGTSTP, &sa, NULL);
+	sigaction(SIGWINCH, &sa, NULL);
 	slice_timer(true);
+}
+
+/*
+ * The guest init stopped on a terminal stop (^Z): nobody in the guest can
+ * continue it, so umlrun stops too, and continues it when continued.
+ */
+static void stop_runtime(void)
+{
+	struct ksiginfo si = { .signo = SIGCONT };
+	struct proc *p;
+	int pg = init_proc->pgid;
+
+	slice_timer(false);
+	raise(SIGSTOP);
+	slice_timer(true);
+	for (p = procs; p; p = p->next)
+		if (p->state == PROC_ALIVE && p->pgid == pg)
+			sig_send_proc(p, &si);
 }
 
 /* Forward a signal sent to umlrun to the guest's foreground group. */
@@ -271,6 +292,8 @@ static void forward_host_signal(void)
 	for (p = procs; p; p = p->next)
 		if (p->state == PROC_ALIVE && p->pgid == pg)
 			sig_send_proc(p, &si);
+	if (si.signo == SIGTSTP)
+		host_tstp = true;
 }
 
 static void handle_exit(struct task *t, const struct uml_exit *ex)
@@ -317,12 +340,16 @@ static void run_task(struct task *t)
 	int r;
 
 	for (;;) {
+		if (t->p->stopped)
+			return;		/* proc_continue() queues it again */
 		if (t->state == TASK_SYSCALL)
 			syscall_handle(t);
 		if (t->state != TASK_RUNNABLE)
 			return;
 		if (!sig_deliver(t) || t->state != TASK_RUNNABLE)
 			return;
+		if (t->p->stopped)
+			return;		/* proc_continue() queues it again */
 		if (tick || host_sig || t->yield) {
 			t->yield = false;
 			sched_enqueue(t);
@@ -352,6 +379,10 @@ int sched_loop(void)
 			break;
 		if (host_sig)
 			forward_host_signal();
+		if (host_tstp && init_proc->stopped) {
+			host_tstp = false;
+			stop_runtime();
+		}
 		if (tick || io_activity) {
 			tick = 0;
 			io_activity = false;

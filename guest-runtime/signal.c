@@ -100,8 +100,7 @@ static bool sig_ignored(struct proc *p, int sig)
 
 	if (h == SIG_IGN_H)
 		return true;
-	/* Stop signals are not implemented: they are ignored (see docs). */
-	return h == SIG_DFL_H && default_action(sig) != ACT_TERM;
+	return h == SIG_DFL_H && default_action(sig) == ACT_IGN;
 }
 
 /* A signal reached a thread: a blocked syscall there must notice it. */
@@ -121,6 +120,29 @@ static void sigqueue_add(struct sigqueue *q, const struct ksiginfo *si)
 	q->info[si->signo] = *si;
 }
 
+#define STOPSIGS (SIGBIT(SIGSTOP) | SIGBIT(SIGTSTP) | SIGBIT(SIGTTIN) | \
+		  SIGBIT(SIGTTOU))
+
+static void drop_pending(struct proc *p, uint64_t set)
+{
+	struct task *o;
+
+	p->shared_pending.set &= ~set;
+	for (o = p->threads; o; o = o->next_in_proc)
+		o->pending.set &= ~set;
+}
+
+/* Effects a signal has when it is sent, whatever its disposition. */
+static void sig_send_effects(struct proc *p, int sig)
+{
+	if (sig == SIGCONT) {
+		drop_pending(p, STOPSIGS);
+		proc_continue(p);
+	} else if (STOPSIGS & SIGBIT(sig)) {
+		drop_pending(p, SIGBIT(SIGCONT));
+	}
+}
+
 void sig_send_task(struct task *t, const struct ksiginfo *si)
 {
 	struct proc *p = t->p;
@@ -131,6 +153,7 @@ void sig_send_task(struct task *t, const struct ksiginfo *si)
 		proc_exit_group(p, SIGKILL);
 		return;
 	}
+	sig_send_effects(p, si->signo);
 	if (sig_ignored(p, si->signo) && !(t->sigmask & SIGBIT(si->signo)))
 		return;
 	sigqueue_add(&t->pending, si);
@@ -147,6 +170,7 @@ void sig_send_proc(struct proc *p, const struct ksiginfo *si)
 		proc_exit_group(p, SIGKILL);
 		return;
 	}
+	sig_send_effects(p, si->signo);
 	if (sig_ignored(p, si->signo))
 		return;
 	sigqueue_add(&p->shared_pending, si);
@@ -180,6 +204,84 @@ static uint64_t deliverable(struct task *t)
 bool sig_pending_for(struct task *t)
 {
 	return deliverable(t) != 0;
+}
+
+static void notify_parent_stop(struct proc *p, int code, int status)
+{
+	struct proc *pp = p->parent;
+	struct ksiginfo si = { .signo = SIGCHLD, .code = code, .pid = p->pid,
+			       .uid = getuid(), .status = status };
+
+	if (!pp || pp->state != PROC_ALIVE)
+		return;
+	if (!(pp->sh->act[SIGCHLD].flags & SA_NOCLDSTOP))
+		sig_send_proc(pp, &si);
+	wake_children_waiters(pp);
+}
+
+/* Job control: the whole process stops (its threads are not scheduled). */
+static void proc_stop(struct proc *p, int sig)
+{
+	if (p->stopped)
+		return;
+	p->stopped = true;
+	p->stop_report = (sig << 8) | 0x7f;
+	p->cont_report = false;
+	notify_parent_stop(p, CLD_STOPPED, sig);
+}
+
+void proc_continue(struct proc *p)
+{
+	struct task *t;
+
+	if (!p->stopped)
+		return;
+	p->stopped = false;
+	p->stop_report = 0;
+	p->cont_report = true;
+	for (t = p->threads; t; t = t->next_in_proc)
+		if (t->state == TASK_RUNNABLE || t->state == TASK_SYSCALL)
+			sched_enqueue(t);
+	notify_parent_stop(p, CLD_CONTINUED, SIGCONT);
+}
+
+/*
+ * Must a pending signal end a blocked syscall?  Only one that runs a
+ * handler or kills does: a stop (or an ignored signal) leaves the syscall
+ * waiting, as the kernel restarts it transparently.
+ */
+bool sig_wants_interrupt(struct task *t)
+{
+	uint64_t set = deliverable(t);
+	int sig;
+
+	for (sig = 1; sig <= NSIG_GUEST; sig++) {
+		uint64_t h = t->p->sh->act[sig].handler;
+
+		if (!(set & SIGBIT(sig)))
+			continue;
+		if (h > SIG_IGN_H ||
+		    (h == SIG_DFL_H && default_action(sig) == ACT_TERM))
+			return true;
+	}
+	return false;
+}
+
+/* Act on the pending stop and ignored signals of a task in a syscall. */
+void sig_take_stops(struct task *t)
+{
+	uint64_t set = deliverable(t);
+	int sig;
+
+	for (sig = 1; sig <= NSIG_GUEST; sig++) {
+		if (!(set & SIGBIT(sig)))
+			continue;
+		t->pending.set &= ~SIGBIT(sig);
+		t->p->shared_pending.set &= ~SIGBIT(sig);
+		if (t->p->sh->act[sig].handler == SIG_DFL_H &&
+		    default_action(sig) == ACT_STOP)
+			proc_stop(t->p, sig);
+	}
 }
 
 /* Does the signal about to be delivered ask for syscall restart? */
@@ -313,8 +415,12 @@ bool sig_deliver(struct task *t)
 		if (act->handler == SIG_IGN_H)
 			continue;
 		if (act->handler == SIG_DFL_H) {
-			if (default_action(sig) != ACT_TERM)
+			if (default_action(sig) == ACT_IGN)
 				continue;
+			if (default_action(sig) == ACT_STOP) {
+				proc_stop(t->p, sig);
+				return true;
+			}
 			proc_exit_group(t->p, sig);
 			return false;
 		}

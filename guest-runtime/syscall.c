@@ -186,8 +186,13 @@ void syscall_handle(struct task *t)
 	long ret;
 
 	if (t->sys_again && !t->w.vfork && sig_pending_for(t)) {
-		syscall_interrupted(t, d, r);
-		return;
+		if (sig_wants_interrupt(t)) {
+			syscall_interrupted(t, d, r);
+			return;
+		}
+		sig_take_stops(t);
+		if (t->p->stopped)
+			return;		/* called again once continued */
 	}
 	if (t->sys_again) {
 		/* Called again after a wake-up: it says anew what it waits for. */
@@ -214,8 +219,13 @@ void syscall_handle(struct task *t)
 	if (ret == SYS_BLOCK) {
 		t->sys_again = true;
 		if (!t->w.vfork && sig_pending_for(t)) {
-			syscall_interrupted(t, d, r);
-			return;
+			if (sig_wants_interrupt(t)) {
+				syscall_interrupted(t, d, r);
+				return;
+			}
+			sig_take_stops(t);
+			if (t->p->stopped)
+				return;	/* called again once continued */
 		}
 		t->state = TASK_BLOCKED;
 		return;

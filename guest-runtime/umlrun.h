@@ -218,6 +218,9 @@ struct proc {
 	int exit_signal;	/* sent to the parent at exit (SIGCHLD) */
 	int wstatus;		/* wait status once a zombie */
 	struct task *vfork_parent;
+	bool stopped;		/* job control: its threads do not run */
+	int stop_report;	/* wait status not yet collected by WUNTRACED, */
+	bool cont_report;	/* ... and by WCONTINUED */
 	int64_t itimer_next;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off */
 	int64_t itimer_interval;
 };
@@ -280,6 +283,9 @@ bool sig_deliver(struct task *t);	/* false if the task died */
 bool sig_pending_for(struct task *t);
 int sig_pending_restart(struct task *t);
 void sig_exec_reset(struct proc *p);
+void proc_continue(struct proc *p);
+bool sig_wants_interrupt(struct task *t);
+void sig_take_stops(struct task *t);
 struct sighand *sighand_new(void);
 struct sighand *sighand_copy(const struct sighand *sh);
 void sighand_put(struct sighand *sh);

@@ -69,6 +69,8 @@ expect_output "PROGRAM is looked up in PATH" "found" busybox echo found
 expect_output "fork bomb is bounded" "bounded" --max-procs=32 "$TESTBIN/forkbomb"
 expect_output "SA_RESTART restarts a blocked read, EINTR without; itimer, alarm" \
 	"restart ok" "$TESTBIN/sigrestart"
+expect_output "job control: stop, WUNTRACED, continue, no EINTR" \
+	"jobctl ok" "$TESTBIN/jobctl"
 expect_output "threads, futexes, tgkill" "threads 80000" "$TESTBIN/threads"
 expect_grep "--strace shows decoded calls" '^\[1\] exit_group(5) = ?' \
 	--strace $BB sh -c 'exit 5'
