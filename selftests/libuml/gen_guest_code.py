@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Regenerates guest_code.h: hand-written guest snippets, assembled once so
 # the tests need no assembler at run time.  Usage: ./gen_guest_code.py > guest_code.h
-import subprocess, sys
+import os, subprocess, sys, tempfile
+
+os.chdir(tempfile.mkdtemp())	# scratch files stay out of the tree
 snips = {
 'write_exit': """
 	mov $1, %edi
