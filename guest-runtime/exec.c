@@ -122,19 +122,112 @@ static int exec_commit(struct task *t, int fd, const char *path,
 	return 0;
 }
 
-static int exec_prepare(struct task *t, const char *path, int *fdp,
-			char **hostpath)
+/* The interpreter of a script must be an ELF itself. */
+static int exec_prepare_interp(struct task *t, const char *interp, int *fdp,
+			       char **hostpath, char *why, size_t whylen)
 {
-	char why[128];
+	int r = exec_open(t, AT_FDCWD, interp, fdp, hostpath);
+
+	if (r < 0) {
+		snprintf(why, whylen, "interpreter %.60s: %s", interp,
+			 strerror(-r));
+		return r;
+	}
+	r = elf_check(*fdp, why, whylen);
+	if (r < 0) {
+		close(*fdp);
+		free(*hostpath);
+	}
+	return r;
+}
+
+/* Split "#!interp [arg]" from the first line of @fd; -ENOEXEC if none. */
+static int script_line(int fd, char *line, size_t len, char **interp,
+		       char **arg)
+{
+	ssize_t n = pread(fd, line, len - 1, 0);
+	char *p, *end;
+
+	if (n < 3 || line[0] != '#' || line[1] != '!')
+		return -ENOEXEC;
+	line[n] = 0;
+	end = strchr(line, '\n');
+	if (!end)
+		return -ENOEXEC;
+	while (end > line + 2 && (end[-1] == ' ' || end[-1] == '\t' ||
+				  end[-1] == '\r'))
+		end--;
+	*end = 0;
+	for (p = line + 2; *p == ' ' || *p == '\t'; p++)
+		;
+	if (!*p)
+		return -ENOEXEC;
+	*interp = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	*arg = NULL;
+	if (*p) {
+		*p++ = 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p)
+			*arg = p;
+	}
+	return 0;
+}
+
+/* argv becomes: interp [arg] path argv[1...], as the kernel's binfmt_script. */
+static int script_args(struct exec_args *ea, const char *interp,
+		       const char *arg, const char *path)
+{
+	int n = 0, i, extra = arg ? 3 : 2;
+	char **v = calloc(ea->argc + extra + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	v[n++] = strdup(interp);
+	if (arg)
+		v[n++] = strdup(arg);
+	v[n++] = strdup(path);
+	for (i = 1; i < ea->argc; i++)
+		v[n++] = ea->argv[i];
+	if (ea->argc > 0)
+		free(ea->argv[0]);
+	free(ea->argv);
+	ea->argv = v;
+	ea->argc = n;
+	return 0;
+}
+
+/*
+ * Open what @path runs: an ELF, or the interpreter of a "#!" script (one
+ * level, as the argv is rewritten).  @why explains a failure.
+ */
+static int exec_prepare(struct task *t, const char *path,
+			struct exec_args *ea, int *fdp, char **hostpath,
+			char *why, size_t whylen)
+{
+	char line[256], *interp, *arg;
 	int r;
 
+	snprintf(why, whylen, "cannot execute");
 	r = exec_open(t, AT_FDCWD, path, fdp, hostpath);
-	if (r < 0)
-		return r;
-	r = elf_check(*fdp, why, sizeof(why));
 	if (r < 0) {
-		if (r == -ELIBBAD)
-			warnx_("%s: %s", path, why);
+		snprintf(why, whylen, "%s", strerror(-r));
+		return r;
+	}
+	r = elf_check(*fdp, why, whylen);
+	if (r == -ENOEXEC &&
+	    script_line(*fdp, line, sizeof(line), &interp, &arg) == 0) {
+		close(*fdp);
+		free(*hostpath);
+		r = script_args(ea, interp, arg, path);
+		if (r < 0)
+			return r;
+		return exec_prepare_interp(t, interp, fdp, hostpath, why,
+					   whylen);
+	}
+	if (r < 0) {
 		close(*fdp);
 		free(*hostpath);
 	}
@@ -144,7 +237,7 @@ static int exec_prepare(struct task *t, const char *path, int *fdp,
 long sys_execve(struct task *t, const uint64_t *a)
 {
 	struct exec_args ea = { 0 };
-	char path[PAGE_SIZE], *hostpath;
+	char path[PAGE_SIZE], why[128], *hostpath;
 	size_t bytes = 0;
 	int r, fd;
 
@@ -155,7 +248,9 @@ long sys_execve(struct task *t, const uint64_t *a)
 	if (r == 0)
 		r = copy_strv(t, a[2], &ea.envp, &ea.envc, &bytes);
 	if (r == 0)
-		r = exec_prepare(t, path, &fd, &hostpath);
+		r = exec_prepare(t, path, &ea, &fd, &hostpath, why, sizeof(why));
+	if (r == -ELIBBAD)
+		warnx_("%s: %s", path, why);
 	if (r < 0) {
 		exec_args_free(&ea);
 		return r;
@@ -190,17 +285,27 @@ static struct fdtable *init_fds(void)
 }
 
 /* Create guest pid 1 running @path; negative errno if it can't start. */
-int proc_start_init(const char *path, int argc, char **argv, char **envp)
+/* A malloc'ed copy of a NULL-terminated string array. */
+static char **strv_dup(char **v, int *n)
 {
-	struct exec_args ea = { .argv = argv, .argc = argc, .envp = envp };
+	char **c;
+	int i;
+
+	for (*n = 0; v[*n]; (*n)++)
+		;
+	c = calloc(*n + 1, sizeof(*c));
+	for (i = 0; c && i < *n; i++)
+		c[i] = strdup(v[i]);
+	return c;
+}
+
+static struct task *init_task(void)
+{
 	struct uml_thread *th;
 	struct proc *p;
 	struct task *t;
-	char *hostpath;
-	int fd, r;
+	int r;
 
-	while (envp[ea.envc])
-		ea.envc++;
 	p = proc_alloc();
 	if (!p)
 		die("out of memory");
@@ -209,40 +314,47 @@ int proc_start_init(const char *path, int argc, char **argv, char **envp)
 				 : fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
 	p->fdt = init_fds();
 	p->sh = sighand_new();
-	p->exe = strdup("");
 	p->umask = 022;
 	p->pgid = p->sid = p->pid;
 	if (p->cwdfd < 0 || !p->fdt || !p->sh)
 		die("cannot set up the first process");
 	r = uml_aspace_create(host, &p->as, &th);
 	if (r < 0)
-		die("cannot create an address space: %s", strerror(-r));
+		die("cannot create an address space: %s", uml_strerror(r));
 	t = task_new(p, th, p->pid);
 	if (!t)
 		die("out of memory");
+	return t;
+}
 
-	r = exec_open(t, AT_FDCWD, path, &fd, &hostpath);
-	if (r < 0) {
-		warnx_("%s: %s", path, strerror(-r));
-		return r;
-	}
-	r = elf_check(fd, (char[128]){ 0 }, 128);
-	if (r < 0) {
-		char why[128];
+/* Create guest pid 1 running @path; negative errno if it can't start. */
+int proc_start_init(const char *path, int argc, char **argv, char **envp)
+{
+	struct exec_args ea;
+	char why[128], *hostpath;
+	struct task *t = init_task();
+	int fd, r;
 
-		elf_check(fd, why, sizeof(why));
+	(void)argc;
+	ea.argv = strv_dup(argv, &ea.argc);
+	ea.envp = strv_dup(envp, &ea.envc);
+	if (!ea.argv || !ea.envp)
+		die("out of memory");
+	r = exec_prepare(t, path, &ea, &fd, &hostpath, why, sizeof(why));
+	if (r < 0) {
 		warnx_("%s: %s", path, why);
 		return r;
 	}
 	r = elf_load(t, fd, path, &ea);
 	close(fd);
+	exec_args_free(&ea);
 	if (r < 0) {
 		warnx_("%s: cannot load: %s", path, strerror(-r));
 		return -ENOEXEC;
 	}
-	p->exe = hostpath;
-	set_comm(p, path);
-	p->state = PROC_ALIVE;
+	t->p->exe = hostpath;
+	set_comm(t->p, path);
+	t->p->state = PROC_ALIVE;
 	sched_enqueue(t);
 	return 0;
 }

@@ -58,6 +58,7 @@ run_case "named pipe: writer first" 'mkfifo p; (sleep 0.1; cat p) & echo early >
 run_case "named pipe: writer leaves" 'mkfifo p; (exec 3>p; sleep 0.1) & cat p; echo eof; wait; rm p'
 run_case "/dev/stdin, /proc/self/fd, /proc/self/exe" \
 	'echo x | cat /dev/stdin; echo y | cat /proc/self/fd/0; readlink /proc/self/exe; readlink /proc/$$/exe'
+run_case "#! scripts" 'printf "#!/bin/busybox sh\necho \"\$0 \$*\"\n" > s; chmod +x s; ./s a b; printf "#!/nonexistent\n" > t; chmod +x t; ./t; echo st=$?'
 run_case "cp chmod stat" 'cp fruit f2; chmod 600 f2; stat -c "%a %s" f2; cmp fruit f2 && echo same'
 
 # ---- the runtime itself ----
@@ -90,6 +91,9 @@ expect_grep "no runtime memory through a symlink to /proc/self" \
 	"Permission denied" $BB cat "$WORK/selfmem"
 expect_grep "no runtime memory through a relative /proc path" \
 	"Permission denied" $BB sh -c 'cd /proc && cat self/mem'
+printf '#!/bin/busybox sh\necho "script $1"\n' > "$WORK/script"
+chmod +x "$WORK/script"
+expect_output "PROGRAM may be a #! script" "script arg" "$WORK/script" arg
 expect_status "missing program: 127" 127 "$WORK/does-not-exist"
 expect_status "not an ELF: 126" 126 "$TESTBIN/cases.sh"
 expect_status "dynamic ELF: 126" 126 "$TESTBIN/dynamic"
