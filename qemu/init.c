@@ -237,7 +237,7 @@ static void mode_check(void)
 	}
 	leak = step_kmemleak();
 	if (leak >= 0)
-		report(!leak, "kmemleak finds no unreferenced object", EIO);
+		report(!leak, "kmemleak reports no leak", EIO);
 	step_dmesg();
 }
 
