@@ -58,6 +58,12 @@ static long skas_aspace_ioctl(struct file *file, unsigned int cmd,
 	switch (cmd) {
 	case SKAS_CREATE_THREAD:
 		return skas_create_thread(as, (void __user *)arg);
+	case SKAS_MEM:
+		return skas_aspace_mem(as, (void __user *)arg);
+	case SKAS_MEM_READ:
+		return skas_aspace_rw(as, (void __user *)arg, false);
+	case SKAS_MEM_WRITE:
+		return skas_aspace_rw(as, (void __user *)arg, true);
 	default:
 		return -ENOTTY;
 	}

@@ -49,6 +49,7 @@ static long skas_check_extension(unsigned long cap)
 	switch (cap) {
 	case SKAS_CAP_ASPACE:
 	case SKAS_CAP_THREAD:
+	case SKAS_CAP_MEM:
 		return 1;
 	default:
 		return 0;

@@ -41,7 +41,24 @@ enum skas_thread_state {
 	SKAS_T_NEW,		/* no host task attached yet */
 	SKAS_T_STOPPED,		/* guest parked; the runtime owns the run page */
 	SKAS_T_RUNNING,		/* released to run guest code */
+	SKAS_T_OPS,		/* parked, running a memory batch for SKAS_MEM */
 	SKAS_T_DEAD,		/* the host task has exited */
+};
+
+/**
+ * struct skas_mem_req - a SKAS_MEM batch, checked, on its way to a guest
+ * @ops:   the operations (kernel copy)
+ * @files: the file of each file mapping, else NULL (references held)
+ * @count: number of operations
+ * @done:  out: number done
+ * @error: out: -errno of the failed operation, or 0
+ */
+struct skas_mem_req {
+	struct skas_mem_op *ops;
+	struct file **files;
+	unsigned int count;
+	unsigned int done;
+	int error;
 };
 
 /**
@@ -64,6 +81,7 @@ enum skas_thread_state {
  * @ev:         the event recorded in atomic context (probes), copied to
  *              the run page by the guest when it parks
  * @regs_in:    registers validated by SKAS_RUN, applied by the guest
+ * @req:        the memory batch to run in state SKAS_T_OPS
  * @guest_wq:   the parked guest waits here
  * @rt_wq:      the runtime waits here (SKAS_RUN, poll)
  * @exit_status: the wait status of the dead host task
@@ -89,6 +107,7 @@ struct skas_thread {
 	struct skas_run *run;
 	struct skas_run ev;
 	struct skas_regs regs_in;
+	struct skas_mem_req *req;
 	int exit_status;
 	wait_queue_head_t guest_wq;
 	wait_queue_head_t rt_wq;
@@ -109,7 +128,16 @@ long skas_create_aspace(void __user *uarg);
 void skas_aspace_get(struct skas_aspace *as);
 void skas_aspace_put(struct skas_aspace *as);
 
+/* mem.c */
+struct vm_area_struct;
+bool skas_keep_vma(struct vm_area_struct *vma, unsigned long vdso);
+void skas_mem_exec(struct skas_mem_req *req);
+long skas_aspace_mem(struct skas_aspace *as, void __user *uarg);
+long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write);
+
 /* thread.c */
+long skas_aspace_exec(struct skas_aspace *as, struct skas_mem_req *req);
+struct task_struct *skas_aspace_task(struct skas_aspace *as);
 long skas_create_thread(struct skas_aspace *as, void __user *uarg);
 void skas_thread_get(struct skas_thread *t);
 void skas_thread_put(struct skas_thread *t);

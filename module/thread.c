@@ -226,15 +226,6 @@ static void skas_take_fault(struct skas_run *ev)
 	f->error_code = current->thread.error_code;
 }
 
-/* Keep the vDSO and its data pages (special mappings just below it). */
-static bool skas_keep_vma(struct vm_area_struct *vma, unsigned long vdso)
-{
-	if (vma->vm_start == vdso)
-		return true;
-	return (vma->vm_flags & (VM_IO | VM_PFNMAP | VM_MIXEDMAP)) &&
-	       vma->vm_end <= vdso && vdso - vma->vm_end < SZ_64K;
-}
-
 /* Unmap everything of the stub but the vDSO.  Runs in the stub. */
 static void skas_hollow_mm(void)
 {
@@ -386,16 +377,28 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 	spin_unlock_irqrestore(&t->lock, flags);
 	__wake_up_sync(&t->rt_wq, TASK_NORMAL);
 
-	/*
-	 * Killable, not interruptible: only SIGKILL may cut the stop short,
-	 * other signals wait for the next run.  TASK_NOLOAD: a parked guest
-	 * is idle, not blocked (no load, no hung-task warning).
-	 */
-	ret = wait_event_state(t->guest_wq,
-			       READ_ONCE(t->state) == SKAS_T_RUNNING,
-			       (TASK_KILLABLE | TASK_NOLOAD));
-	if (ret)
-		return;	/* dying: the exit probe reports it */
+	for (;;) {
+		/*
+		 * Killable, not interruptible: only SIGKILL may cut the stop
+		 * short, other signals wait for the next run.  TASK_NOLOAD: a
+		 * parked guest is idle, not blocked (no load, no hung-task
+		 * warning).
+		 */
+		ret = wait_event_state(t->guest_wq,
+				       READ_ONCE(t->state) == SKAS_T_RUNNING ||
+				       READ_ONCE(t->state) == SKAS_T_OPS,
+				       (TASK_KILLABLE | TASK_NOLOAD));
+		if (ret)
+			return;	/* dying: the exit probe reports it */
+		if (READ_ONCE(t->state) == SKAS_T_RUNNING)
+			break;
+		/* SKAS_MEM: run the batch here, in the guest's mm. */
+		skas_mem_exec(t->req);
+		spin_lock_irqsave(&t->lock, flags);
+		t->state = SKAS_T_STOPPED;
+		spin_unlock_irqrestore(&t->lock, flags);
+		__wake_up_sync(&t->rt_wq, TASK_NORMAL);
+	}
 	skas_regs_from_user(regs, &t->regs_in);
 }
 
@@ -445,7 +448,7 @@ static void skas_thread_kick_locked(struct skas_thread *t)
 		if (!t->kick_queued && !t->stop_queued &&
 		    !skas_thread_queue(t, &t->kick_work, TWA_SIGNAL))
 			t->kick_queued = true;
-	} else if (t->state == SKAS_T_STOPPED) {
+	} else if (t->state == SKAS_T_STOPPED || t->state == SKAS_T_OPS) {
 		t->kick_pending = true;
 	}
 }
@@ -624,6 +627,89 @@ static long skas_thread_run(struct skas_thread *t)
 	ret = skas_thread_run_locked(t);
 	mutex_unlock(&t->run_lock);
 	return ret;
+}
+
+/**
+ * skas_aspace_exec() - run a memory batch in a stopped thread of @as.
+ * @as:  the address space.
+ * @req: the batch; req->done and req->error are set.
+ *
+ * Return: 0 (see @req for the outcome), -ENOENT if no thread ever attached,
+ * -ESRCH if all attached threads are dead, -EBUSY if none is stopped and
+ * free (they are being run).
+ */
+long skas_aspace_exec(struct skas_aspace *as, struct skas_mem_req *req)
+{
+	struct skas_thread *t, *found = NULL;
+	bool attached = false, alive = false;
+	unsigned long flags;
+	int state;
+
+	mutex_lock(&as->lock);
+	list_for_each_entry(t, &as->threads, node) {
+		attached |= READ_ONCE(t->attached);
+		alive |= READ_ONCE(t->attached) &&
+			 READ_ONCE(t->state) != SKAS_T_DEAD;
+		if (READ_ONCE(t->state) == SKAS_T_STOPPED &&
+		    mutex_trylock(&t->run_lock)) {
+			skas_thread_get(t);
+			found = t;
+			break;
+		}
+	}
+	mutex_unlock(&as->lock);
+	if (!found)
+		return !attached ? -ENOENT : alive ? -EBUSY : -ESRCH;
+	t = found;
+
+	spin_lock_irqsave(&t->lock, flags);
+	state = t->state;
+	if (state == SKAS_T_STOPPED) {
+		t->req = req;
+		t->state = SKAS_T_OPS;
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (state == SKAS_T_STOPPED) {
+		__wake_up_sync(&t->guest_wq, TASK_NORMAL);
+		/*
+		 * Not interruptible: the guest uses @req until it stops again
+		 * (or dies).  Each operation is one mmap or munmap.
+		 */
+		wait_event(t->rt_wq, READ_ONCE(t->state) != SKAS_T_OPS);
+		if (READ_ONCE(t->state) == SKAS_T_DEAD &&
+		    req->done < req->count && !req->error)
+			req->error = -ESRCH;
+	} else {
+		req->error = -ESRCH;
+	}
+	mutex_unlock(&t->run_lock);
+	skas_thread_put(t);
+	return 0;
+}
+
+/**
+ * skas_aspace_task() - a live host task of @as, with a task reference.
+ * @as: the address space.
+ *
+ * Return: the task, or NULL if no thread has a live task.
+ */
+struct task_struct *skas_aspace_task(struct skas_aspace *as)
+{
+	struct task_struct *task = NULL;
+	struct skas_thread *t;
+	unsigned long flags;
+
+	mutex_lock(&as->lock);
+	list_for_each_entry(t, &as->threads, node) {
+		spin_lock_irqsave(&t->lock, flags);
+		if (t->task && t->state != SKAS_T_DEAD)
+			task = get_task_struct(t->task);
+		spin_unlock_irqrestore(&t->lock, flags);
+		if (task)
+			break;
+	}
+	mutex_unlock(&as->lock);
+	return task;
 }
 
 static long skas_thread_ioctl(struct file *file, unsigned int cmd,

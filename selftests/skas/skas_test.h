@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +164,54 @@ static inline int skas_run(struct skas_guest *g)
 	if (ioctl(g->thread, SKAS_RUN, 0))
 		return -errno;
 	return g->run->exit_reason;
+}
+
+/* One SKAS_MEM operation; returns the ioctl result (-errno on failure). */
+static inline int skas_mem1(int as, unsigned int op, unsigned long addr,
+			    unsigned long len, unsigned int prot,
+			    unsigned int flags, int fd, unsigned long offset)
+{
+	struct skas_mem_op o;
+	struct skas_mem_batch b;
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	o.op = op;
+	o.addr = addr;
+	o.len = len;
+	o.prot = prot;
+	o.flags = flags;
+	o.fd = fd;
+	o.offset = offset;
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.count = 1;
+	b.ops = (unsigned long)&o;
+	ret = ioctl(as, SKAS_MEM, &b);
+	return ret < 0 ? -errno : ret;
+}
+
+static inline int skas_map_anon(int as, unsigned long addr, unsigned long len,
+				unsigned int prot)
+{
+	return skas_mem1(as, SKAS_MEM_MAP, addr, len, prot,
+			 SKAS_MAP_PRIVATE | SKAS_MAP_ANONYMOUS, -1, 0);
+}
+
+/* SKAS_MEM_READ/WRITE; returns bytes or -errno. */
+static inline long skas_rw(int as, bool write, unsigned long addr, void *buf,
+			   unsigned long len)
+{
+	struct skas_mem_rw rw;
+	long ret;
+
+	memset(&rw, 0, sizeof(rw));
+	rw.size = sizeof(rw);
+	rw.addr = addr;
+	rw.buf = (unsigned long)buf;
+	rw.len = len;
+	ret = ioctl(as, write ? SKAS_MEM_WRITE : SKAS_MEM_READ, &rw);
+	return ret < 0 ? -errno : ret;
 }
 
 /* Registers for running at @rip with a valid user state. */

@@ -10,6 +10,16 @@
 	typedef char skas_abi_size_##type[sizeof(struct type) == (n) ? 1 : -1]
 
 SKAS_ABI_SIZE(skas_create_aspace, 32);
+SKAS_ABI_SIZE(skas_create_thread, 32);
+SKAS_ABI_SIZE(skas_attach, 32);
+SKAS_ABI_SIZE(skas_regs, 27 * 8);
+SKAS_ABI_SIZE(skas_exit_syscall, 64);
+SKAS_ABI_SIZE(skas_exit_fault, 24);
+SKAS_ABI_SIZE(skas_exit_exited, 8);
+SKAS_ABI_SIZE(skas_run, 32 + 27 * 8 + 256);
+SKAS_ABI_SIZE(skas_mem_op, 48);
+SKAS_ABI_SIZE(skas_mem_batch, 40);
+SKAS_ABI_SIZE(skas_mem_rw, 48);
 
 int skas_uapi_check(void);
 int skas_uapi_check(void)

@@ -32,6 +32,18 @@
  *   SKAS_CREATE_THREAD     arg: struct skas_create_thread *.  Creates a
  *                          guest thread with no host task yet, and returns
  *                          a new thread descriptor (O_CLOEXEC).
+ *   SKAS_MEM               arg: struct skas_mem_batch *.  Applies a batch
+ *                          of map/unmap operations (struct skas_mem_op) in
+ *                          order, executed by a stopped guest thread of the
+ *                          address space in its own context.  Returns the
+ *                          number done; stops at the first failure, whose
+ *                          -errno is stored in the batch's error field (and
+ *                          returned if it was the first operation).
+ *   SKAS_MEM_READ          arg: struct skas_mem_rw *.  Copies guest memory
+ *   SKAS_MEM_WRITE         to or from a runtime buffer, ignoring the
+ *                          guest's protections (like ptrace PEEK/POKE).
+ *                          Returns the number of bytes copied (short if the
+ *                          range is not all mapped; -EFAULT if none).
  *
  * Commands on a thread descriptor:
  *
@@ -71,6 +83,7 @@
 /* Capabilities for SKAS_CHECK_EXTENSION. */
 #define SKAS_CAP_ASPACE		1	/* SKAS_CREATE_ASPACE */
 #define SKAS_CAP_THREAD		2	/* threads: ATTACH, RUN, KICK, run page */
+#define SKAS_CAP_MEM		3	/* SKAS_MEM (map, unmap), MEM_READ/WRITE */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -79,6 +92,9 @@
 
 /* ioctls on an address-space fd */
 #define SKAS_CREATE_THREAD	_IOW(SKASIO, 0x10, struct skas_create_thread)
+#define SKAS_MEM		_IOWR(SKASIO, 0x11, struct skas_mem_batch)
+#define SKAS_MEM_READ		_IOW(SKASIO, 0x12, struct skas_mem_rw)
+#define SKAS_MEM_WRITE		_IOW(SKASIO, 0x13, struct skas_mem_rw)
 
 /* ioctls on a thread fd */
 #define SKAS_ATTACH		_IOW(SKASIO, 0x20, struct skas_attach)
@@ -119,6 +135,79 @@ struct skas_attach {
 	__u32 size;
 	__u32 flags;
 	__u64 reserved[3];
+};
+
+/* struct skas_mem_op.op */
+#define SKAS_MEM_MAP		1	/* mmap(addr, len, prot, flags|MAP_FIXED, fd, offset) */
+#define SKAS_MEM_UNMAP		2	/* munmap(addr, len) */
+
+/* struct skas_mem_op.flags for SKAS_MEM_MAP: exactly one of SHARED, PRIVATE */
+#define SKAS_MAP_SHARED		0x01
+#define SKAS_MAP_PRIVATE	0x02
+#define SKAS_MAP_ANONYMOUS	0x20	/* fd must be -1, offset 0 */
+
+/* Most operations in one SKAS_MEM batch. */
+#define SKAS_MEM_MAX_OPS	1024
+
+/**
+ * struct skas_mem_op - one operation of a SKAS_MEM batch
+ * @op:       SKAS_MEM_MAP or SKAS_MEM_UNMAP
+ * @prot:     PROT_READ | PROT_WRITE | PROT_EXEC (MAP); 0 for UNMAP
+ * @flags:    SKAS_MAP_* (MAP); 0 for UNMAP
+ * @fd:       a runtime fd for a file mapping; -1 otherwise
+ * @addr:     page aligned guest address
+ * @len:      page aligned length, > 0
+ * @offset:   page aligned file offset (file MAP); 0 otherwise
+ * @reserved: must be 0
+ *
+ * The range must be a user range and must not touch the vDSO and its data
+ * pages.
+ */
+struct skas_mem_op {
+	__u32 op;
+	__u32 prot;
+	__u32 flags;
+	__s32 fd;
+	__u64 addr;
+	__u64 len;
+	__u64 offset;
+	__u64 reserved;
+};
+
+/**
+ * struct skas_mem_batch - argument of SKAS_MEM
+ * @size:     in: sizeof(struct skas_mem_batch)
+ * @count:    in: number of operations, at most SKAS_MEM_MAX_OPS
+ * @ops:      in: user pointer to @count struct skas_mem_op
+ * @error:    out: -errno of the failed operation, 0 if all succeeded
+ * @pad:      0
+ * @reserved: must be 0
+ */
+struct skas_mem_batch {
+	__u32 size;
+	__u32 count;
+	__u64 ops;
+	__s32 error;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct skas_mem_rw - argument of SKAS_MEM_READ and SKAS_MEM_WRITE
+ * @size:     sizeof(struct skas_mem_rw)
+ * @flags:    none defined yet; must be 0
+ * @addr:     guest address
+ * @buf:      user pointer to the runtime's buffer
+ * @len:      bytes to copy
+ * @reserved: must be 0
+ */
+struct skas_mem_rw {
+	__u32 size;
+	__u32 flags;
+	__u64 addr;
+	__u64 buf;
+	__u64 len;
+	__u64 reserved[2];
 };
 
 /*

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest memory: batched map/unmap executed in the guest's own context, and
+ * reads and writes of guest memory from the runtime.
+ *
+ * vm_mmap() and vm_munmap() act on current->mm, so a batch is handed to a
+ * stopped guest thread of the address space, which runs it in its park
+ * loop (skas_guest_park()) and stops again.  No mm code is reimplemented.
+ */
+
+#include <linux/file.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "skas.h"
+
+/**
+ * skas_keep_vma() - is @vma one of the pages a guest may not touch?
+ * @vma:  a VMA of the guest's mm.
+ * @vdso: the vDSO's base (mm->context.vdso).
+ *
+ * Return: true for the vDSO and the special mappings just below it (vvar).
+ */
+bool skas_keep_vma(struct vm_area_struct *vma, unsigned long vdso)
+{
+	if (vma->vm_start == vdso)
+		return true;
+	return (vma->vm_flags & (VM_IO | VM_PFNMAP | VM_MIXEDMAP)) &&
+	       vma->vm_end <= vdso && vdso - vma->vm_end < SZ_64K;
+}
+
+/* Does [addr, end) touch a kept mapping of current->mm? */
+static bool skas_range_reserved(unsigned long addr, unsigned long end)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long vdso = (unsigned long)mm->context.vdso;
+	struct vm_area_struct *vma;
+	bool ret = false;
+
+	mmap_read_lock(mm);
+	for (vma = find_vma(mm, addr); vma && vma->vm_start < end;
+	     vma = find_vma(mm, vma->vm_end)) {
+		if (skas_keep_vma(vma, vdso)) {
+			ret = true;
+			break;
+		}
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+static int skas_mem_op_exec(const struct skas_mem_op *op, struct file *file)
+{
+	unsigned long ret;
+
+	if (skas_range_reserved(op->addr, op->addr + op->len))
+		return -EINVAL;
+	switch (op->op) {
+	case SKAS_MEM_MAP:
+		ret = vm_mmap(file, op->addr, op->len, op->prot,
+			      op->flags | MAP_FIXED, op->offset);
+		if (IS_ERR_VALUE(ret))
+			return ret;
+		return ret == op->addr ? 0 : -EINVAL;
+	case SKAS_MEM_UNMAP:
+		return vm_munmap(op->addr, op->len);
+	}
+	return -EINVAL;
+}
+
+/**
+ * skas_mem_exec() - run a batch in the guest's context.
+ * @req: the batch, validated by skas_aspace_mem().
+ *
+ * Runs in a parked guest task.  Stops at the first failure.
+ */
+void skas_mem_exec(struct skas_mem_req *req)
+{
+	int ret;
+
+	for (req->done = 0; req->done < req->count; req->done++) {
+		ret = skas_mem_op_exec(&req->ops[req->done],
+				       req->files[req->done]);
+		if (ret) {
+			req->error = ret;
+			return;
+		}
+		if (fatal_signal_pending(current)) {
+			req->done++;
+			if (req->done < req->count)
+				req->error = -EINTR;
+			return;
+		}
+	}
+}
+
+static bool skas_user_range(u64 addr, u64 len)
+{
+	return len && PAGE_ALIGNED(addr) && PAGE_ALIGNED(len) &&
+	       addr + len > addr && addr + len <= TASK_SIZE_MAX;
+}
+
+static int skas_mem_op_check(const struct skas_mem_op *op)
+{
+	if (op->reserved || !skas_user_range(op->addr, op->len))
+		return -EINVAL;
+	switch (op->op) {
+	case SKAS_MEM_MAP:
+		if (op->prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
+			return -EINVAL;
+		if ((op->flags & ~SKAS_MAP_ANONYMOUS) != SKAS_MAP_SHARED &&
+		    (op->flags & ~SKAS_MAP_ANONYMOUS) != SKAS_MAP_PRIVATE)
+			return -EINVAL;
+		if (!PAGE_ALIGNED(op->offset))
+			return -EINVAL;
+		if ((op->flags & SKAS_MAP_ANONYMOUS) &&
+		    (op->fd != -1 || op->offset))
+			return -EINVAL;
+		return 0;
+	case SKAS_MEM_UNMAP:
+		if (op->prot || op->flags || op->fd != -1 || op->offset)
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void skas_mem_req_free(struct skas_mem_req *req)
+{
+	unsigned int i;
+
+	for (i = 0; i < req->count; i++)
+		if (req->files[i])
+			fput(req->files[i]);
+	kvfree(req->files);
+	kvfree(req->ops);
+}
+
+/* Copy in and check the operations; take the files.  Stops at a bad op. */
+static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops)
+{
+	struct skas_mem_op *op;
+	unsigned int i;
+
+	req->ops = kvmalloc_array(req->count, sizeof(*req->ops), GFP_KERNEL);
+	req->files = kvcalloc(req->count, sizeof(*req->files), GFP_KERNEL);
+	if (!req->ops || !req->files)
+		return -ENOMEM;
+	if (copy_from_user(req->ops, u64_to_user_ptr(uops),
+			   array_size(req->count, sizeof(*req->ops))))
+		return -EFAULT;
+	for (i = 0; i < req->count; i++) {
+		op = &req->ops[i];
+		if (skas_mem_op_check(op))
+			return -EINVAL;
+		if (op->op == SKAS_MEM_MAP && !(op->flags & SKAS_MAP_ANONYMOUS)) {
+			req->files[i] = fget(op->fd);
+			if (!req->files[i])
+				return -EBADF;
+		}
+	}
+	return 0;
+}
+
+/**
+ * skas_aspace_mem() - SKAS_MEM: apply a batch of map/unmap operations.
+ * @as:   the address space.
+ * @uarg: user pointer to a struct skas_mem_batch.
+ *
+ * Every operation is checked (and its file taken) before any is run.
+ *
+ * Return: the number of operations done, or -errno if none was: -EFAULT,
+ * -EINVAL, -EBADF (bad fd of a file mapping), -ENOMEM, -ENOENT (no thread
+ * attached), -EBUSY (no stopped thread: they are all being run), -ESRCH
+ * (the threads are dead), or the first operation's error.
+ */
+long skas_aspace_mem(struct skas_aspace *as, void __user *uarg)
+{
+	struct skas_mem_batch args;
+	struct skas_mem_req req = { };
+	long ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.size != sizeof(args) || args.count > SKAS_MEM_MAX_OPS ||
+	    args.error || args.pad ||
+	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
+		return -EINVAL;
+	if (!args.count)
+		return 0;
+
+	req.count = args.count;
+	ret = skas_mem_req_prepare(&req, args.ops);
+	if (!ret)
+		ret = skas_aspace_exec(as, &req);
+	if (!ret) {
+		args.error = req.error;
+		ret = req.done ? req.done : req.error;
+		if (copy_to_user(uarg, &args, sizeof(args)))
+			ret = -EFAULT;
+	}
+	skas_mem_req_free(&req);
+	return ret;
+}
+
+/**
+ * skas_aspace_rw() - SKAS_MEM_READ / SKAS_MEM_WRITE.
+ * @as:    the address space.
+ * @uarg:  user pointer to a struct skas_mem_rw.
+ * @write: copy into the guest.
+ *
+ * Return: bytes copied (short when the guest range is not all mapped), or
+ * -EFAULT (nothing copied, or a bad runtime buffer), -EINVAL, -ENOENT (no
+ * thread attached), -ENOMEM, -EINTR.
+ */
+long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write)
+{
+	unsigned int gup = FOLL_FORCE | (write ? FOLL_WRITE : 0);
+	struct task_struct *task;
+	struct skas_mem_rw args;
+	size_t done = 0, chunk;
+	void *buf;
+	int n = 0;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.size != sizeof(args) || args.flags ||
+	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)) ||
+	    args.addr + args.len < args.addr || args.len > MAX_RW_COUNT)
+		return -EINVAL;
+	if (!args.len)
+		return 0;
+	task = skas_aspace_task(as);
+	if (!task)
+		return -ENOENT;
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf) {
+		put_task_struct(task);
+		return -ENOMEM;
+	}
+	while (done < args.len) {
+		chunk = min_t(size_t, args.len - done, PAGE_SIZE);
+		if (write && copy_from_user(buf, u64_to_user_ptr(args.buf + done),
+					    chunk)) {
+			n = -EFAULT;
+			break;
+		}
+		n = access_process_vm(task, args.addr + done, buf, chunk, gup);
+		if (n <= 0)
+			break;
+		if (!write && copy_to_user(u64_to_user_ptr(args.buf + done),
+					   buf, n)) {
+			n = -EFAULT;
+			break;
+		}
+		done += n;
+		if (n < chunk)
+			break;
+		if (fatal_signal_pending(current)) {
+			n = -EINTR;
+			break;
+		}
+	}
+	kfree(buf);
+	put_task_struct(task);
+	if (done)
+		return done;
+	return n < 0 ? n : -EFAULT;
+}

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest memory: SKAS_MEM map/unmap batches, SKAS_MEM_READ/WRITE, and
+ * guest code running from mapped memory.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "skas_test.h"
+
+#define CODE	0x100000UL
+#define DATA	0x200000UL
+
+/* mov $39, %eax; syscall; ud2 */
+static const unsigned char getpid_ud2[] = {
+	0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05, 0x0f, 0x0b,
+};
+
+/* mov DATA, %rbx; syscall (rax as set); ud2 */
+static const unsigned char load_data[] = {
+	0x48, 0x8b, 0x1c, 0x25, 0x00, 0x00, 0x20, 0x00, 0x0f, 0x05, 0x0f, 0x0b,
+};
+
+FIXTURE(guest) {
+	struct skas_guest g;
+};
+
+FIXTURE_SETUP(guest)
+{
+	int ret = skas_guest_start(&self->g);
+
+	ASSERT_EQ(0, ret) TH_LOG("guest start: %d", ret);
+}
+
+FIXTURE_TEARDOWN(guest)
+{
+	skas_guest_stop(&self->g);
+}
+
+/* The whole loop: map, write code, run, syscall, result, fault. */
+TEST_F(guest, code_runs_from_mapped_memory)
+{
+	struct skas_run *run = self->g.run;
+	int as = self->g.as;
+
+	ASSERT_EQ(1, skas_map_anon(as, CODE, 4096, PROT_READ | PROT_EXEC));
+	ASSERT_EQ((long)sizeof(getpid_ud2),
+		  skas_rw(as, true, CODE, (void *)getpid_ud2,
+			  sizeof(getpid_ud2)));
+	skas_regs_at(&self->g, CODE);
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	EXPECT_EQ(39U, run->exit.syscall.nr);
+	EXPECT_EQ(CODE + 7, run->regs.rip);
+	run->regs.rax = 4242;
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
+	EXPECT_EQ(SIGILL, run->exit.fault.signo);
+	EXPECT_EQ(CODE + 7, run->regs.rip);
+	EXPECT_EQ(4242U, run->regs.rax);
+}
+
+TEST_F(guest, write_read_round_trip_and_short_reads)
+{
+	char buf[8192], back[8192];
+	int as = self->g.as;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (char)(i * 7);
+	ASSERT_EQ(1, skas_map_anon(as, DATA, 8192, PROT_READ));
+	EXPECT_EQ(8192, skas_rw(as, true, DATA, buf, 8192));
+	EXPECT_EQ(8192, skas_rw(as, false, DATA, back, 8192));
+	EXPECT_EQ(0, memcmp(buf, back, 8192));
+	/* Across the end of the mapping: short.  Beyond it: EFAULT. */
+	EXPECT_EQ(100, skas_rw(as, false, DATA + 8192 - 100, back, 200));
+	EXPECT_EQ(-EFAULT, skas_rw(as, false, DATA + 8192, back, 10));
+	EXPECT_EQ(-EFAULT, skas_rw(as, true, DATA + 8192, back, 10));
+	/* A bad runtime buffer. */
+	EXPECT_EQ(-EFAULT, skas_rw(as, false, DATA, SKAS_BAD_PTR, 10));
+	EXPECT_EQ(-EFAULT, skas_rw(as, true, DATA, SKAS_BAD_PTR, 10));
+	EXPECT_EQ(0, skas_rw(as, false, DATA, back, 0));
+}
+
+TEST_F(guest, file_mapping_private_and_shared)
+{
+	struct skas_run *run = self->g.run;
+	uint64_t v = 0x1122334455667788ULL, got = 0;
+	int as = self->g.as, fd;
+
+	fd = memfd_create("skas-test", 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 8192));
+	ASSERT_EQ(8, pwrite(fd, &v, 8, 4096));
+	ASSERT_EQ(1, skas_mem1(as, SKAS_MEM_MAP, DATA, 4096, PROT_READ,
+			       SKAS_MAP_SHARED, fd, 4096));
+	close(fd);	/* the mapping holds the file */
+	ASSERT_EQ(1, skas_map_anon(as, CODE, 4096, PROT_READ | PROT_EXEC));
+	ASSERT_EQ((long)sizeof(load_data),
+		  skas_rw(as, true, CODE, (void *)load_data,
+			  sizeof(load_data)));
+	skas_regs_at(&self->g, CODE);
+	run->regs.rax = 39;
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	EXPECT_EQ(v, run->regs.rbx);
+	EXPECT_EQ(8, skas_rw(as, false, DATA, &got, 8));
+	EXPECT_EQ(v, got);
+}
+
+TEST_F(guest, unmap_then_fault)
+{
+	struct skas_run *run = self->g.run;
+	int as = self->g.as;
+
+	ASSERT_EQ(1, skas_map_anon(as, CODE, 4096, PROT_READ | PROT_EXEC));
+	ASSERT_EQ(1, skas_mem1(as, SKAS_MEM_UNMAP, CODE, 4096, 0, 0, -1, 0));
+	skas_regs_at(&self->g, CODE);
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
+	EXPECT_EQ(SIGSEGV, run->exit.fault.signo);
+	EXPECT_EQ(CODE, run->exit.fault.addr);
+	/* Unmapping nothing is fine, as munmap. */
+	EXPECT_EQ(1, skas_mem1(as, SKAS_MEM_UNMAP, CODE, 4096, 0, 0, -1, 0));
+}
+
+/* The guest sees none of the runtime's (the stub's former) memory. */
+TEST_F(guest, guest_cannot_read_runtime_memory)
+{
+	static const unsigned char load_rdi[] = {
+		0x48, 0x8b, 0x07, 0x0f, 0x05,	/* mov (%rdi), %rax; syscall */
+	};
+	static volatile uint64_t secret = 42;
+	struct skas_run *run = self->g.run;
+	int as = self->g.as;
+
+	ASSERT_EQ(1, skas_map_anon(as, CODE, 4096, PROT_READ | PROT_EXEC));
+	ASSERT_EQ((long)sizeof(load_rdi),
+		  skas_rw(as, true, CODE, (void *)load_rdi, sizeof(load_rdi)));
+	skas_regs_at(&self->g, CODE);
+	run->regs.rdi = (unsigned long)&secret;
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
+	EXPECT_EQ(SIGSEGV, run->exit.fault.signo);
+	EXPECT_EQ((unsigned long)&secret, run->exit.fault.addr);
+}
+
+TEST_F(guest, batch_stops_at_first_failure)
+{
+	unsigned long vdso = getauxval(AT_SYSINFO_EHDR);
+	struct skas_mem_op ops[3];
+	struct skas_mem_batch b;
+	int i;
+
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < 3; i++) {
+		ops[i].op = SKAS_MEM_MAP;
+		ops[i].addr = CODE + i * 0x10000;
+		ops[i].len = 4096;
+		ops[i].prot = PROT_READ;
+		ops[i].flags = SKAS_MAP_PRIVATE | SKAS_MAP_ANONYMOUS;
+		ops[i].fd = -1;
+	}
+	ops[1].addr = vdso;	/* over the vDSO: refused when run */
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.count = 3;
+	b.ops = (unsigned long)ops;
+	EXPECT_EQ(1, ioctl(self->g.as, SKAS_MEM, &b));
+	EXPECT_EQ(-EINVAL, b.error);
+	/* The first op failing: -1 with its errno. */
+	b.ops = (unsigned long)&ops[1];
+	b.count = 2;
+	b.error = 0;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->g.as, SKAS_MEM, &b));
+	EXPECT_EQ(EINVAL, errno);
+	/* The vDSO is intact: it still has its ELF header. */
+	char elf[4];
+	EXPECT_EQ(4, skas_rw(self->g.as, false, vdso, elf, 4));
+	EXPECT_EQ(0, memcmp(elf, "\177ELF", 4));
+	/* Unmapping it is refused too. */
+	EXPECT_EQ(-EINVAL, skas_mem1(self->g.as, SKAS_MEM_UNMAP, vdso, 4096,
+				     0, 0, -1, 0));
+}
+
+TEST_F(guest, bad_ops_rejected_before_any_runs)
+{
+	struct { unsigned int op, prot, flags; int fd;
+		 unsigned long addr, len, off; int err; } bad[] = {
+		{ 0, 0, 0, -1, CODE, 4096, 0, EINVAL },		/* no op */
+		{ 9, 0, 0, -1, CODE, 4096, 0, EINVAL },		/* unknown */
+		{ 1, 1, 0x22, -1, CODE + 1, 4096, 0, EINVAL },	/* unaligned */
+		{ 1, 1, 0x22, -1, CODE, 100, 0, EINVAL },	/* short */
+		{ 1, 1, 0x22, -1, CODE, 0, 0, EINVAL },		/* empty */
+		{ 1, 1, 0x22, -1, -4096UL, 8192, 0, EINVAL },	/* wraps */
+		{ 1, 1, 0x22, -1, 0xffff888000000000UL, 4096, 0, EINVAL },
+		{ 1, 1, 0x22, -1, 0x0100000000000000UL, 4096, 0, EINVAL },
+		{ 1, 8, 0x22, -1, CODE, 4096, 0, EINVAL },	/* prot */
+		{ 1, 1, 0x23, -1, CODE, 4096, 0, EINVAL },	/* both */
+		{ 1, 1, 0x20, -1, CODE, 4096, 0, EINVAL },	/* neither */
+		{ 1, 1, 0x4022, -1, CODE, 4096, 0, EINVAL },	/* unknown */
+		{ 1, 1, 0x22, 0, CODE, 4096, 0, EINVAL },	/* anon+fd */
+		{ 1, 1, 0x22, -1, CODE, 4096, 4096, EINVAL },	/* anon+off */
+		{ 1, 1, 0x02, -1, CODE, 4096, 0, EBADF },	/* file, bad fd */
+		{ 1, 1, 0x02, 999, CODE, 4096, 0, EBADF },
+		{ 2, 1, 0, -1, CODE, 4096, 0, EINVAL },		/* unmap+prot */
+		{ 2, 0, 0, 3, CODE, 4096, 0, EINVAL },		/* unmap+fd */
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int ret = skas_mem1(self->g.as, bad[i].op, bad[i].addr,
+				    bad[i].len, bad[i].prot, bad[i].flags,
+				    bad[i].fd, bad[i].off);
+		int want = -bad[i].err;
+
+		EXPECT_EQ(want, ret) TH_LOG("case %u", i);
+	}
+}
+
+TEST_F(guest, bad_batch_rejected)
+{
+	struct skas_mem_op op;
+	struct skas_mem_batch b;
+
+	memset(&op, 0, sizeof(op));
+	op.op = SKAS_MEM_UNMAP;
+	op.addr = CODE;
+	op.len = 4096;
+	op.fd = -1;
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.count = 1;
+	b.ops = (unsigned long)&op;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->g.as, SKAS_MEM, SKAS_BAD_PTR));
+	EXPECT_EQ(EFAULT, errno);
+	b.ops = (unsigned long)SKAS_BAD_PTR;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->g.as, SKAS_MEM, &b));
+	EXPECT_EQ(EFAULT, errno);
+	b.ops = (unsigned long)&op;
+	b.count = SKAS_MEM_MAX_OPS + 1;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->g.as, SKAS_MEM, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.count = 1;
+	b.reserved[1] = 1;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->g.as, SKAS_MEM, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.reserved[1] = 0;
+	b.size = 8;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->g.as, SKAS_MEM, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.size = sizeof(b);
+	op.reserved = 1;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->g.as, SKAS_MEM, &b));
+	EXPECT_EQ(EINVAL, errno);
+	op.reserved = 0;
+	b.count = 0;
+	EXPECT_EQ(0, ioctl(self->g.as, SKAS_MEM, &b));
+	b.count = 1;
+	EXPECT_EQ(1, ioctl(self->g.as, SKAS_MEM, &b));
+}
+
+TEST(mem_without_attached_thread_ENOENT)
+{
+	char c;
+	int dev = skas_open_dev(), as, t;
+
+	ASSERT_LE(0, dev);
+	as = skas_create_aspace(dev);
+	ASSERT_LE(0, as);
+	EXPECT_EQ(-ENOENT, skas_map_anon(as, CODE, 4096, PROT_READ));
+	EXPECT_EQ(-ENOENT, skas_rw(as, false, CODE, &c, 1));
+	t = skas_create_thread(as);
+	ASSERT_LE(0, t);
+	EXPECT_EQ(-ENOENT, skas_map_anon(as, CODE, 4096, PROT_READ));
+	close(t);
+	close(as);
+	close(dev);
+}
+
+TEST_F(guest, mem_on_dead_guest)
+{
+	char c = 0;
+
+	ASSERT_EQ(0, kill(self->g.pid, SIGKILL));
+	ASSERT_EQ(self->g.pid, waitpid(self->g.pid, NULL, 0));
+	self->g.pid = 0;
+	EXPECT_EQ(-ESRCH, skas_map_anon(self->g.as, CODE, 4096, PROT_READ));
+	EXPECT_EQ(-ENOENT, skas_rw(self->g.as, true, CODE, &c, 1));
+}
+
+TEST_HARNESS_MAIN
