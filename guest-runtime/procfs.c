@@ -19,24 +19,35 @@
 
 #include "umlrun.h"
 
-/* "/dev/fd/N", "/dev/stdin" ... are the host's symlinks into /proc/self. */
+/*
+ * "/dev/fd/N", "/dev/stdin"...: where the host has them as symlinks into
+ * /proc/self (udev and systemd do; a bare devtmpfs does not), follow
+ * them here, so that they reach the guest's fds and not the runtime's.
+ */
 static void devfd_rewrite(char *path, size_t len)
 {
-	static const char *const std[] = { "stdin", "stdout", "stderr" };
-	char tmp[64];
-	int i;
+	static const char *const names[] = {
+		"/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr",
+	};
+	char target[128], tmp[PATH_MAX];
+	size_t i, n;
+	ssize_t r;
 
-	if (strncmp(path, "/dev/fd/", 8) == 0 || strcmp(path, "/dev/fd") == 0) {
-		snprintf(tmp, sizeof(tmp), "/proc/self/fd%s", path + 7);
-		if (strlen(path) + 8 < len)
-			memmove(path, tmp, strlen(tmp) + 1);
-		return;
-	}
-	for (i = 0; i < 3; i++) {
-		if (strncmp(path, "/dev/", 5) == 0 && strcmp(path + 5, std[i]) == 0) {
-			snprintf(path, len, "/proc/self/fd/%d", i);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		n = strlen(names[i]);
+		if (strncmp(path, names[i], n) || (path[n] && path[n] != '/'))
+			continue;
+		r = readlink(names[i], target, sizeof(target) - 1);
+		if (r <= 0)
 			return;
-		}
+		target[r] = 0;
+		if (strncmp(target, "/proc/self/", 11) != 0)
+			return;
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s%s", target,
+				     path + n) >= len)
+			return;
+		strcpy(path, tmp);
+		return;
 	}
 }
 

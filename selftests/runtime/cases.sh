@@ -27,10 +27,11 @@ run_case "big pipe transfer" 'cat nums nums nums nums | md5sum'
 run_case "killed by signal" 'sh -c "kill -TERM \$\$"; echo status $?'
 run_case "SIGPIPE" 'seq 1 100000 | head -2; echo done'
 run_case "exec" 'exec echo replaced'
+# (wait's "Terminated" line depends on when ash reaps the job: not compared)
 run_case "preemption: a spinning guest does not starve others" \
-	'while :; do :; done & sleep 0.1; echo answered; kill $!; wait $!; echo st=$?'
+	'while :; do :; done & sleep 0.1; echo answered; kill $!; wait $! 2>/dev/null; echo st=$?'
 run_case "preemption: a guest looping on syscalls does not starve others" \
-	'while :; do kill -0 $$; done & sleep 0.1; echo answered; kill $!; wait $!; echo st=$?'
+	'while :; do kill -0 $$; done & sleep 0.1; echo answered; kill $!; wait $! 2>/dev/null; echo st=$?'
 run_case "read" 'printf "a b\nc d\n" | while read x y; do echo "$y-$x"; done'
 
 # ---- applets ----
