@@ -182,7 +182,9 @@ static void poll_events(bool may_sleep)
 				if (!pfd)
 					die("out of memory");
 			}
-			memcpy(pfd + n, t->w.fds, t->w.nfds * sizeof(*pfd));
+			if (t->w.nfds)
+				memcpy(pfd + n, t->w.fds,
+				       t->w.nfds * sizeof(*pfd));
 			n += t->w.nfds;
 		}
 	}

@@ -13,7 +13,7 @@ B=${1:-${UML_BACKEND:-ptrace}}
 BB=/bin/busybox
 cd "$(dirname "$0")/../.." || exit 1
 TOP=$(pwd)
-UMLRUN=$TOP/guest-runtime/umlrun
+UMLRUN=${UMLRUN:-$TOP/guest-runtime/umlrun}	# override: e.g. a sanitizer build
 TESTBIN=$TOP/selftests/runtime
 
 n=0

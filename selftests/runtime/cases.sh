@@ -96,7 +96,10 @@ printf '#!/bin/busybox sh\necho "script $1"\n' > "$WORK/script"
 chmod +x "$WORK/script"
 expect_output "PROGRAM may be a #! script" "script arg" "$WORK/script" arg
 expect_status "missing program: 127" 127 "$WORK/does-not-exist"
-expect_status "not an ELF: 126" 126 "$TESTBIN/cases.sh"
+printf 'just text\n' > "$WORK/notelf"
+chmod +x "$WORK/notelf"
+expect_status "not an ELF: 126" 126 "$WORK/notelf"
+expect_status "not executable: 126" 126 "$TESTBIN/cases.sh"
 expect_status "dynamic ELF: 126" 126 "$TESTBIN/dynamic"
 expect_status "unknown backend: 125" 125 --backend=bogus $BB true
 expect_status "exit status passes through" 3 $BB sh -c 'exit 3'
