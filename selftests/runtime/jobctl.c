@@ -14,13 +14,18 @@
 static int stop_and_continue(void)
 {
 	siginfo_t si;
+	int fds[2], st;
+	char c;
 	pid_t pid;
-	int st;
 
+	/* The child waits on the pipe so that it cannot exit before the
+	 * parent has seen it continued. */
+	if (pipe(fds))
+		return 4;
 	pid = fork();
 	if (pid == 0) {
 		raise(SIGSTOP);
-		_exit(7);
+		_exit(read(fds[0], &c, 1) == 1 ? 7 : 8);
 	}
 	if (waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st) ||
 	    WSTOPSIG(st) != SIGSTOP)
@@ -28,6 +33,8 @@ static int stop_and_continue(void)
 	kill(pid, SIGCONT);
 	if (waitpid(pid, &st, WCONTINUED) != pid || !WIFCONTINUED(st))
 		return 2;
+	if (write(fds[1], "x", 1) != 1)
+		return 5;
 	if (waitid(P_PID, pid, &si, WEXITED) != 0 || si.si_code != CLD_EXITED ||
 	    si.si_status != 7)
 		return 3;

@@ -25,7 +25,7 @@ static void on_alrm(int sig)
 static int blocked_read(int restart, char *buf, int *err)
 {
 	struct sigaction sa;
-	struct itimerval it = { .it_value = { 0, 50000 } };
+	struct itimerval it = { .it_value = { 0, 150000 } };
 	int fds[2], r;
 	pid_t pid;
 
@@ -37,7 +37,7 @@ static int blocked_read(int restart, char *buf, int *err)
 		return -2;
 	pid = fork();
 	if (pid == 0) {
-		usleep(300000);
+		usleep(600000);
 		write(fds[1], "data", 4);
 		_exit(0);
 	}
