@@ -110,4 +110,24 @@ TEST_F(module, unload_refused_while_aspace_lives)
 	EXPECT_FALSE(skas_loaded());
 }
 
+/* With a live guest thread: refused; once it is closed: unloads. */
+TEST_F(module, unload_refused_while_guest_lives)
+{
+	struct skas_guest g;
+	int i, ret;
+
+	ASSERT_EQ(0, skas_guest_start(&g));
+	EXPECT_EQ(-EWOULDBLOCK, skas_unload());
+	skas_guest_stop(&g);
+	/* All files are closed: the module goes (exit waits for the rest). */
+	for (i = 0, ret = -EWOULDBLOCK; i < 100 && ret == -EWOULDBLOCK; i++) {
+		ret = skas_unload();
+		if (ret == -EWOULDBLOCK)
+			usleep(10000);
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(1, i) TH_LOG("unload needed %d tries", i);
+	EXPECT_FALSE(skas_loaded());
+}
+
 TEST_HARNESS_MAIN

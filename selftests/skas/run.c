@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The run loop: every syscall entry path is trapped, kicks and runtime
+ * signals interrupt a running guest, one SKAS_RUN per thread at a time,
+ * many guests at once.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "skas_test.h"
+
+#define CODE	0x100000UL
+
+static int load_code(struct skas_guest *g, const void *code, size_t len)
+{
+	int ret = skas_map_anon(g->as, CODE, 4096, PROT_READ | PROT_EXEC);
+
+	if (ret != 1)
+		return ret;
+	if (skas_rw(g->as, true, CODE, (void *)code, len) != (long)len)
+		return -EIO;
+	skas_regs_at(g, CODE);
+	return 0;
+}
+
+FIXTURE(guest) {
+	struct skas_guest g;
+};
+
+FIXTURE_SETUP(guest)
+{
+	int ret = skas_guest_start(&self->g);
+
+	ASSERT_EQ(0, ret) TH_LOG("guest start: %d", ret);
+}
+
+FIXTURE_TEARDOWN(guest)
+{
+	skas_guest_stop(&self->g);
+}
+
+/* int $0x80 with exit's ia32 number: reported with the ia32 ABI. */
+TEST_F(guest, int80_is_trapped_with_ia32_abi)
+{
+	static const unsigned char code[] = { 0xcd, 0x80, 0x0f, 0x0b };
+	struct skas_run *run = self->g.run;
+
+	ASSERT_EQ(0, load_code(&self->g, code, sizeof(code)));
+	run->regs.rax = 1;		/* ia32 exit */
+	run->regs.rbx = 0x100000005ULL;	/* only ebx counts */
+	run->regs.rcx = 6;
+	run->regs.rdx = 7;
+	run->regs.rsi = 8;
+	run->regs.rdi = 9;
+	run->regs.rbp = 10;
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	EXPECT_EQ((unsigned)SKAS_ABI_IA32, run->exit.syscall.abi);
+	EXPECT_EQ(1U, run->exit.syscall.nr);
+	EXPECT_EQ(5U, run->exit.syscall.args[0]);
+	EXPECT_EQ(6U, run->exit.syscall.args[1]);
+	EXPECT_EQ(10U, run->exit.syscall.args[5]);
+	EXPECT_EQ(CODE + 2, run->regs.rip);
+	/* Not executed: the guest is alive and runs on to the ud2. */
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
+	EXPECT_EQ(SIGILL, run->exit.fault.signo);
+}
+
+/*
+ * sysenter from 64-bit mode: #UD on AMD, or an ia32 syscall on Intel.
+ * Either way it must not run the syscall.
+ */
+TEST_F(guest, sysenter_is_not_executed)
+{
+	static const unsigned char code[] = { 0x0f, 0x34, 0x0f, 0x0b };
+	struct skas_run *run = self->g.run;
+	int ret;
+
+	ASSERT_EQ(0, load_code(&self->g, code, sizeof(code)));
+	run->regs.rax = 1;	/* ia32 exit */
+	run->regs.rbx = 3;
+	ret = skas_run(&self->g);
+	if (ret == SKAS_EXIT_SYSCALL) {
+		EXPECT_EQ((unsigned)SKAS_ABI_IA32, run->exit.syscall.abi);
+		EXPECT_EQ(1U, run->exit.syscall.nr);
+	} else {
+		ASSERT_EQ(SKAS_EXIT_FAULT, ret);
+		EXPECT_TRUE(run->exit.fault.signo == SIGILL ||
+			    run->exit.fault.signo == SIGSEGV);
+	}
+	EXPECT_EQ(0, waitpid(self->g.pid, NULL, WNOHANG));
+}
+
+/* A syscall loop: every iteration comes back. */
+TEST_F(guest, hundred_round_trips)
+{
+	/* 1: mov $39,%eax; syscall; jmp 1b */
+	static const unsigned char code[] = {
+		0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xeb, 0xf7,
+	};
+	struct skas_run *run = self->g.run;
+	int i;
+
+	ASSERT_EQ(0, load_code(&self->g, code, sizeof(code)));
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+		ASSERT_EQ(39U, run->exit.syscall.nr);
+		run->regs.rax = i;
+	}
+}
+
+static void *kick_later(void *arg)
+{
+	struct skas_guest *g = arg;
+
+	usleep(200000);
+	ioctl(g->thread, SKAS_KICK, 0);
+	return NULL;
+}
+
+/* A guest spinning in user mode comes back on a kick. */
+TEST_F(guest, kick_interrupts_spinning_guest)
+{
+	static const unsigned char code[] = { 0xeb, 0xfe };	/* jmp . */
+	struct skas_run *run = self->g.run;
+	pthread_t th;
+
+	ASSERT_EQ(0, load_code(&self->g, code, sizeof(code)));
+	ASSERT_EQ(0, pthread_create(&th, NULL, kick_later, &self->g));
+	ASSERT_EQ(SKAS_EXIT_INTERRUPTED, skas_run(&self->g));
+	pthread_join(th, NULL);
+	EXPECT_EQ(CODE, run->regs.rip);
+	/* It resumes where it was. */
+	ASSERT_EQ(0, pthread_create(&th, NULL, kick_later, &self->g));
+	ASSERT_EQ(SKAS_EXIT_INTERRUPTED, skas_run(&self->g));
+	pthread_join(th, NULL);
+	EXPECT_EQ(CODE, run->regs.rip);
+}
+
+static void on_alarm(int sig)
+{
+}
+
+/* A signal to the runtime during SKAS_RUN: INTERRUPTED, like KVM_RUN. */
+TEST_F(guest, runtime_signal_interrupts_run)
+{
+	static const unsigned char code[] = { 0xeb, 0xfe };
+	struct sigaction sa;
+	struct itimerspec its;
+	timer_t timer;
+
+	ASSERT_EQ(0, load_code(&self->g, code, sizeof(code)));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL,
+				.sigev_signo = SIGUSR1 };
+	ASSERT_EQ(0, timer_create(CLOCK_MONOTONIC, &sev, &timer));
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_nsec = 200000000;
+	ASSERT_EQ(0, timer_settime(timer, 0, &its, NULL));
+	EXPECT_EQ(SKAS_EXIT_INTERRUPTED, skas_run(&self->g));
+	timer_delete(timer);
+}
+
+static void *run_in_thread(void *arg)
+{
+	struct skas_guest *g = arg;
+
+	return (void *)(intptr_t)skas_run(g);
+}
+
+/* One SKAS_RUN per thread: a second one gets EBUSY. */
+TEST_F(guest, concurrent_run_EBUSY)
+{
+	static const unsigned char code[] = { 0xeb, 0xfe };
+	pthread_t th;
+	void *ret;
+
+	ASSERT_EQ(0, load_code(&self->g, code, sizeof(code)));
+	ASSERT_EQ(0, pthread_create(&th, NULL, run_in_thread, &self->g));
+	usleep(200000);
+	EXPECT_EQ(-EBUSY, skas_run(&self->g));
+	/* SKAS_MEM needs a stopped thread too. */
+	EXPECT_EQ(-EBUSY, skas_map_anon(self->g.as, 0x300000, 4096,
+					PROT_READ));
+	ASSERT_EQ(0, ioctl(self->g.thread, SKAS_KICK, 0));
+	pthread_join(th, &ret);
+	EXPECT_EQ(SKAS_EXIT_INTERRUPTED, (int)(intptr_t)ret);
+}
+
+/* Killing the guest while it runs: EXITED, then ESRCH. */
+TEST_F(guest, guest_killed_while_running)
+{
+	static const unsigned char code[] = { 0xeb, 0xfe };
+	pthread_t th;
+	void *ret;
+
+	ASSERT_EQ(0, load_code(&self->g, code, sizeof(code)));
+	ASSERT_EQ(0, pthread_create(&th, NULL, run_in_thread, &self->g));
+	usleep(200000);
+	ASSERT_EQ(0, kill(self->g.pid, SIGKILL));
+	pthread_join(th, &ret);
+	EXPECT_EQ(SKAS_EXIT_EXITED, (int)(intptr_t)ret);
+	EXPECT_EQ(-ESRCH, skas_run(&self->g));
+}
+
+/* 64 address spaces at once, each with its own code and state. */
+TEST(sixty_four_guests_at_once)
+{
+	static struct skas_guest g[64];
+	/* mov $N, %edi placed by patching; mov $39,%eax; syscall; ud2 */
+	unsigned char code[] = {
+		0xbf, 0, 0, 0, 0, 0xb8, 0x27, 0, 0, 0, 0x0f, 0x05, 0x0f, 0x0b,
+	};
+	int i, ret;
+
+	for (i = 0; i < 64; i++) {
+		ret = skas_guest_start(&g[i]);
+		ASSERT_EQ(0, ret) TH_LOG("guest %d: %d", i, ret);
+		code[1] = i;
+		ASSERT_EQ(0, load_code(&g[i], code, sizeof(code)));
+	}
+	for (i = 0; i < 64; i++) {
+		ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&g[i]));
+		EXPECT_EQ((unsigned)i, g[i].run->exit.syscall.args[0]);
+	}
+	for (i = 0; i < 64; i++) {
+		ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&g[i]));
+		skas_guest_stop(&g[i]);
+	}
+}
+
+struct driver {
+	struct skas_guest g;
+	int result;
+};
+
+static void *drive(void *arg)
+{
+	static const unsigned char code[] = {
+		0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xeb, 0xf7,
+	};
+	struct driver *d = arg;
+	int i;
+
+	d->result = load_code(&d->g, code, sizeof(code));
+	for (i = 0; i < 200 && !d->result; i++) {
+		if (skas_run(&d->g) != SKAS_EXIT_SYSCALL ||
+		    d->g.run->exit.syscall.nr != 39)
+			d->result = -1;
+	}
+	return NULL;
+}
+
+/* Several runtime threads, each driving its own guest, at once. */
+TEST(four_runtime_threads_drive_four_guests)
+{
+	struct driver d[4];
+	pthread_t th[4];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, skas_guest_start(&d[i].g));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, drive, &d[i]));
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, d[i].result) TH_LOG("driver %d", i);
+		skas_guest_stop(&d[i].g);
+	}
+}
+
+TEST_HARNESS_MAIN
