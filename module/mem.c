@@ -15,6 +15,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <asm/unistd.h>
 
 #include "skas.h"
 
@@ -53,8 +54,11 @@ static bool skas_range_reserved(unsigned long addr, unsigned long end)
 	return ret;
 }
 
-static int skas_mem_op_exec(const struct skas_mem_op *op, struct file *file)
+/* 0 done, 1 native syscall armed, or -errno. */
+static int skas_mem_op_exec(struct skas_thread *t, const struct skas_mem_op *op,
+			    struct file *file)
 {
+	unsigned long args[6] = { op->addr, op->len, op->prot };
 	unsigned long ret;
 
 	if (skas_range_reserved(op->addr, op->addr + op->len))
@@ -68,34 +72,57 @@ static int skas_mem_op_exec(const struct skas_mem_op *op, struct file *file)
 		return ret == op->addr ? 0 : -EINVAL;
 	case SKAS_MEM_UNMAP:
 		return vm_munmap(op->addr, op->len);
+	case SKAS_MEM_PROTECT:
+		/* No exported mprotect: the guest makes the syscall. */
+		return skas_native_arm(t, __NR_mprotect, args);
 	}
 	return -EINVAL;
 }
 
 /**
- * skas_mem_exec() - run a batch in the guest's context.
- * @req: the batch, validated by skas_aspace_mem().
+ * skas_mem_exec() - run (the rest of) a batch in the guest's context.
+ * @t:   the thread of current, parked in state SKAS_T_OPS.
+ * @req: the batch, validated by skas_aspace_mem(); runs from req->done.
  *
- * Runs in a parked guest task.  Stops at the first failure.
+ * Stops at the first failure (req->error).
+ *
+ * Return: 1 if an operation armed a native syscall: the caller must return
+ * to user mode, and the batch goes on in skas_mem_native_result(); else 0.
  */
-void skas_mem_exec(struct skas_mem_req *req)
+int skas_mem_exec(struct skas_thread *t, struct skas_mem_req *req)
 {
 	int ret;
 
-	for (req->done = 0; req->done < req->count; req->done++) {
-		ret = skas_mem_op_exec(&req->ops[req->done],
+	while (req->done < req->count) {
+		ret = skas_mem_op_exec(t, &req->ops[req->done],
 				       req->files[req->done]);
+		if (ret > 0)
+			return 1;
 		if (ret) {
 			req->error = ret;
-			return;
+			return 0;
 		}
+		req->done++;
 		if (fatal_signal_pending(current)) {
-			req->done++;
 			if (req->done < req->count)
 				req->error = -EINTR;
-			return;
+			return 0;
 		}
 	}
+	return 0;
+}
+
+/**
+ * skas_mem_native_result() - the native syscall of the current op is done.
+ * @req:    the batch.
+ * @result: the syscall's return value.
+ */
+void skas_mem_native_result(struct skas_mem_req *req, long result)
+{
+	if (result)
+		req->error = result;
+	else
+		req->done++;
 }
 
 static bool skas_user_range(u64 addr, u64 len)
@@ -123,6 +150,11 @@ static int skas_mem_op_check(const struct skas_mem_op *op)
 		return 0;
 	case SKAS_MEM_UNMAP:
 		if (op->prot || op->flags || op->fd != -1 || op->offset)
+			return -EINVAL;
+		return 0;
+	case SKAS_MEM_PROTECT:
+		if (op->prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC) ||
+		    op->flags || op->fd != -1 || op->offset)
 			return -EINVAL;
 		return 0;
 	}

@@ -24,6 +24,7 @@
  * @threads:  the threads of this address space (struct skas_thread.node)
  * @mm:       the host mm of the first attached task (mmgrab()ed), or NULL
  * @owner:    effective uid of the creator; only it may attach and run
+ * @syscall_insn: a syscall instruction in the vDSO, for native syscalls
  *
  * The final put (which may sleep: it may unregister the probes) comes from
  * the file's release or from a thread's free work.
@@ -34,6 +35,7 @@ struct skas_aspace {
 	struct list_head threads;
 	struct mm_struct *mm;
 	kuid_t owner;
+	unsigned long syscall_insn;
 };
 
 /* Thread states (struct skas_thread.state), under skas_thread.lock. */
@@ -82,6 +84,12 @@ struct skas_mem_req {
  *              the run page by the guest when it parks
  * @regs_in:    registers validated by SKAS_RUN, applied by the guest
  * @req:        the memory batch to run in state SKAS_T_OPS
+ * @native_saved: the guest's registers during a native syscall
+ * @native_nr:  the armed native syscall's number
+ * @native_ip:  its expected regs->ip at sys_enter (after the instruction)
+ * @native_armed: the sys_enter probe lets that one syscall through
+ * @native_active: stop_work is queued to finish a native syscall
+ * @native_passed: the syscall was the armed one and ran
  * @guest_wq:   the parked guest waits here
  * @rt_wq:      the runtime waits here (SKAS_RUN, poll)
  * @exit_status: the wait status of the dead host task
@@ -108,6 +116,12 @@ struct skas_thread {
 	struct skas_run ev;
 	struct skas_regs regs_in;
 	struct skas_mem_req *req;
+	struct pt_regs native_saved;
+	long native_nr;
+	unsigned long native_ip;
+	bool native_armed;
+	bool native_active;
+	bool native_passed;
 	int exit_status;
 	wait_queue_head_t guest_wq;
 	wait_queue_head_t rt_wq;
@@ -131,11 +145,14 @@ void skas_aspace_put(struct skas_aspace *as);
 /* mem.c */
 struct vm_area_struct;
 bool skas_keep_vma(struct vm_area_struct *vma, unsigned long vdso);
-void skas_mem_exec(struct skas_mem_req *req);
+struct skas_thread;
+int skas_mem_exec(struct skas_thread *t, struct skas_mem_req *req);
+void skas_mem_native_result(struct skas_mem_req *req, long result);
 long skas_aspace_mem(struct skas_aspace *as, void __user *uarg);
 long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write);
 
 /* thread.c */
+int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args);
 long skas_aspace_exec(struct skas_aspace *as, struct skas_mem_req *req);
 struct task_struct *skas_aspace_task(struct skas_aspace *as);
 long skas_create_thread(struct skas_aspace *as, void __user *uarg);

@@ -127,9 +127,21 @@ void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 	struct skas_exit_syscall *sc = &t->ev.exit.syscall;
 	unsigned long flags;
 
-	regs->orig_ax = -1;
-
 	spin_lock_irqsave(&t->lock, flags);
+	if (t->native_armed) {
+		/* The one syscall skas_native_arm() set up, or nothing. */
+		t->native_armed = false;
+		t->native_passed = regs->ip == t->native_ip &&
+				   id == t->native_nr && !in_ia32_syscall();
+		if (!t->native_passed)
+			regs->orig_ax = -1;
+		if (!skas_thread_queue(t, &t->stop_work, TWA_RESUME)) {
+			t->native_active = true;
+			t->stop_queued = true;
+		}
+		goto out;
+	}
+	regs->orig_ax = -1;
 	if (t->state != SKAS_T_RUNNING || t->stop_queued)
 		goto out;
 	memset(&t->ev, 0, sizeof(t->ev));
@@ -224,6 +236,36 @@ static void skas_take_fault(struct skas_run *ev)
 	f->addr = (unsigned long)info.si_addr;
 	f->trapno = current->thread.trap_nr;
 	f->error_code = current->thread.error_code;
+}
+
+/*
+ * The address of a "syscall" instruction in the vDSO (its fallback paths
+ * have some), for native syscalls: 0 if none.  Runs in the guest.
+ */
+static unsigned long skas_find_syscall_insn(void)
+{
+	unsigned long vdso = (unsigned long)current->mm->context.vdso;
+	unsigned long len = 0, off, ret = 0;
+	struct vm_area_struct *vma;
+	u8 *buf;
+
+	mmap_read_lock(current->mm);
+	vma = find_vma(current->mm, vdso);
+	if (vma && vma->vm_start == vdso)
+		len = min(vma->vm_end - vma->vm_start, 4 * PAGE_SIZE);
+	mmap_read_unlock(current->mm);
+	buf = kmalloc(4 * PAGE_SIZE, GFP_KERNEL);
+	if (!buf || !len || copy_from_user(buf, (void __user *)vdso, len))
+		goto out;
+	for (off = 0; off + 1 < len; off++) {
+		if (buf[off] == 0x0f && buf[off + 1] == 0x05) {
+			ret = vdso + off;
+			break;
+		}
+	}
+out:
+	kfree(buf);
+	return ret;
 }
 
 /* Unmap everything of the stub but the vDSO.  Runs in the stub. */
@@ -342,10 +384,54 @@ static int skas_regs_check(const struct skas_regs *u)
 	return 0;
 }
 
+/* A SKAS_MEM batch is over (done, failed or waiting no more): stop. */
+static void skas_guest_ops_done(struct skas_thread *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->state = SKAS_T_STOPPED;
+	spin_unlock_irqrestore(&t->lock, flags);
+	__wake_up_sync(&t->rt_wq, TASK_NORMAL);
+}
+
 /*
- * Park the guest: publish @ev and the registers, wake the runtime, sleep
- * until SKAS_RUN releases us, then load the new registers.  Runs in the
- * guest's process context, on its way back to user mode.
+ * The parked guest's loop: sleep until SKAS_RUN releases us (load the new
+ * registers and return to user mode) or SKAS_MEM hands us a batch (run it
+ * and sleep again).  A batch operation that needs a real syscall in this
+ * task (skas_native_arm()) returns to user mode to make it; the batch goes
+ * on in stop_work once the syscall is done.
+ */
+static void skas_guest_wait(struct skas_thread *t)
+{
+	int ret;
+
+	for (;;) {
+		/*
+		 * Killable, not interruptible: only SIGKILL may cut the stop
+		 * short, other signals wait for the next run.  TASK_NOLOAD: a
+		 * parked guest is idle, not blocked (no load, no hung-task
+		 * warning).
+		 */
+		ret = wait_event_state(t->guest_wq,
+				       READ_ONCE(t->state) == SKAS_T_RUNNING ||
+				       READ_ONCE(t->state) == SKAS_T_OPS,
+				       (TASK_KILLABLE | TASK_NOLOAD));
+		if (ret)
+			return;	/* dying: the exit probe reports it */
+		if (READ_ONCE(t->state) == SKAS_T_RUNNING)
+			break;
+		/* SKAS_MEM: run the batch here, in the guest's mm. */
+		if (skas_mem_exec(t, t->req))
+			return;
+		skas_guest_ops_done(t);
+	}
+	skas_regs_from_user(task_pt_regs(current), &t->regs_in);
+}
+
+/*
+ * Park the guest: publish @ev and the registers, wake the runtime, then
+ * wait.  Runs in the guest's process context, on its way to user mode.
  */
 static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 			    bool first)
@@ -353,11 +439,11 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 	struct pt_regs *regs = task_pt_regs(current);
 	struct skas_run *run = t->run;
 	unsigned long flags;
-	int ret;
 
 	if (first) {
 		skas_hollow_mm();
 		skas_close_all_fds();
+		WRITE_ONCE(t->as->syscall_insn, skas_find_syscall_insn());
 		memset(&run->regs, 0, sizeof(run->regs));
 	} else {
 		if (ev->exit_reason == SKAS_EXIT_FAULT)
@@ -377,29 +463,64 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 	spin_unlock_irqrestore(&t->lock, flags);
 	__wake_up_sync(&t->rt_wq, TASK_NORMAL);
 
-	for (;;) {
-		/*
-		 * Killable, not interruptible: only SIGKILL may cut the stop
-		 * short, other signals wait for the next run.  TASK_NOLOAD: a
-		 * parked guest is idle, not blocked (no load, no hung-task
-		 * warning).
-		 */
-		ret = wait_event_state(t->guest_wq,
-				       READ_ONCE(t->state) == SKAS_T_RUNNING ||
-				       READ_ONCE(t->state) == SKAS_T_OPS,
-				       (TASK_KILLABLE | TASK_NOLOAD));
-		if (ret)
-			return;	/* dying: the exit probe reports it */
-		if (READ_ONCE(t->state) == SKAS_T_RUNNING)
-			break;
-		/* SKAS_MEM: run the batch here, in the guest's mm. */
-		skas_mem_exec(t->req);
-		spin_lock_irqsave(&t->lock, flags);
-		t->state = SKAS_T_STOPPED;
-		spin_unlock_irqrestore(&t->lock, flags);
-		__wake_up_sync(&t->rt_wq, TASK_NORMAL);
-	}
-	skas_regs_from_user(regs, &t->regs_in);
+	skas_guest_wait(t);
+}
+
+/**
+ * skas_native_arm() - make the guest execute one real syscall.
+ * @t:    the thread of current, parked in state SKAS_T_OPS.
+ * @nr:   the x86-64 syscall number.
+ * @args: its six arguments.
+ *
+ * Points current's registers at the vDSO's syscall instruction and arms a
+ * one-shot pass for exactly that syscall at exactly that address in the
+ * sys_enter probe.  When the caller returns to user mode the syscall runs
+ * in the guest's own context; stop_work collects the result
+ * (skas_native_done()) and restores the registers.
+ *
+ * Return: 1 (armed), or -EOPNOTSUPP if the vDSO has no syscall instruction.
+ */
+int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args)
+{
+	unsigned long insn = READ_ONCE(t->as->syscall_insn);
+	struct pt_regs *regs = task_pt_regs(current);
+	unsigned long flags;
+
+	if (!insn)
+		return -EOPNOTSUPP;
+	t->native_saved = *regs;
+	regs->ip = insn;
+	regs->ax = nr;
+	regs->di = args[0];
+	regs->si = args[1];
+	regs->dx = args[2];
+	regs->r10 = args[3];
+	regs->r8 = args[4];
+	regs->r9 = args[5];
+	regs->orig_ax = -1;
+	regs->flags &= ~X86_EFLAGS_TF;
+	spin_lock_irqsave(&t->lock, flags);
+	t->native_nr = nr;
+	t->native_ip = insn + 2;
+	t->native_armed = true;
+	spin_unlock_irqrestore(&t->lock, flags);
+	return 1;
+}
+
+/* stop_work after a native syscall: result, registers back, go on. */
+static void skas_native_done(struct skas_thread *t, bool passed)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+	long result = passed ? (long)regs->ax : -EINTR;
+
+	*regs = t->native_saved;
+	skas_mem_native_result(t->req, result);
+	if (!fatal_signal_pending(current) && !t->req->error &&
+	    skas_mem_exec(t, t->req))
+		return;
+	skas_guest_ops_done(t);
+	if (!fatal_signal_pending(current))
+		skas_guest_wait(t);
 }
 
 static void skas_stop_work_fn(struct callback_head *cb)
@@ -408,16 +529,21 @@ static void skas_stop_work_fn(struct callback_head *cb)
 					     stop_work);
 	struct skas_run ev;
 	unsigned long flags;
-	bool first;
+	bool first, native, passed;
 
 	spin_lock_irqsave(&t->lock, flags);
 	t->stop_queued = false;
 	ev = t->ev;
 	first = t->first_stop;
 	t->first_stop = false;
+	native = t->native_active;
+	passed = t->native_passed;
+	t->native_active = false;
 	spin_unlock_irqrestore(&t->lock, flags);
 
-	if (!fatal_signal_pending(current))
+	if (native)
+		skas_native_done(t, passed);
+	else if (!fatal_signal_pending(current))
 		skas_guest_park(t, &ev, first);
 	skas_thread_put(t);
 }

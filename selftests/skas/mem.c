@@ -271,6 +271,101 @@ TEST_F(guest, bad_batch_rejected)
 	EXPECT_EQ(1, ioctl(self->g.as, SKAS_MEM, &b));
 }
 
+/* mprotect runs as a real syscall of the guest task; its state survives. */
+TEST_F(guest, protect_changes_access_and_keeps_registers)
+{
+	/* mov $39,%eax; syscall; ud2 */
+	struct skas_run *run = self->g.run;
+	struct skas_mem_op ops[3];
+	struct skas_mem_batch b;
+	int as = self->g.as, i;
+
+	ASSERT_EQ(1, skas_map_anon(as, CODE, 4096, PROT_READ | PROT_WRITE));
+	ASSERT_EQ((long)sizeof(getpid_ud2),
+		  skas_rw(as, true, CODE, (void *)getpid_ud2,
+			  sizeof(getpid_ud2)));
+	/* Not executable yet. */
+	skas_regs_at(&self->g, CODE);
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
+	EXPECT_EQ(SIGSEGV, run->exit.fault.signo);
+	EXPECT_EQ(SEGV_ACCERR, run->exit.fault.code);
+	/* A batch: protect, map, protect; all run, in order. */
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < 3; i++)
+		ops[i].fd = -1;
+	ops[0].op = SKAS_MEM_PROTECT;
+	ops[0].addr = CODE;
+	ops[0].len = 4096;
+	ops[0].prot = PROT_READ | PROT_EXEC;
+	ops[1].op = SKAS_MEM_MAP;
+	ops[1].addr = DATA;
+	ops[1].len = 4096;
+	ops[1].prot = PROT_READ | PROT_WRITE;
+	ops[1].flags = SKAS_MAP_PRIVATE | SKAS_MAP_ANONYMOUS;
+	ops[2] = ops[0];
+	ops[2].addr = DATA;
+	ops[2].prot = PROT_READ;
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.count = 3;
+	b.ops = (unsigned long)ops;
+	ASSERT_EQ(3, ioctl(as, SKAS_MEM, &b));
+	EXPECT_EQ(0, b.error);
+	skas_regs_at(&self->g, CODE);
+	run->regs.r12 = 0x1212;
+	run->regs.rcx = 0xc0c0;
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	EXPECT_EQ(39U, run->exit.syscall.nr);
+	/* Stopped at a syscall: a protect now must not disturb the guest. */
+	EXPECT_EQ(1, skas_mem1(as, SKAS_MEM_PROTECT, DATA, 4096, PROT_NONE,
+			       0, -1, 0));
+	run->regs.rax = 77;
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
+	EXPECT_EQ(SIGILL, run->exit.fault.signo);
+	EXPECT_EQ(CODE + 7, run->regs.rip);
+	EXPECT_EQ(77U, run->regs.rax);
+	EXPECT_EQ(0x1212U, run->regs.r12);
+	/* Errors come from mprotect itself. */
+	EXPECT_EQ(-ENOMEM, skas_mem1(as, SKAS_MEM_PROTECT, 0x300000, 4096,
+				     PROT_READ, 0, -1, 0));
+	EXPECT_EQ(-EINVAL, skas_mem1(as, SKAS_MEM_PROTECT,
+				     getauxval(AT_SYSINFO_EHDR), 4096,
+				     PROT_READ | PROT_WRITE, 0, -1, 0));
+	EXPECT_EQ(-EINVAL, skas_mem1(as, SKAS_MEM_PROTECT, CODE, 4096,
+				     PROT_READ, SKAS_MAP_PRIVATE, -1, 0));
+	EXPECT_EQ(-EINVAL, skas_mem1(as, SKAS_MEM_PROTECT, CODE, 4096,
+				     0x10, 0, -1, 0));
+}
+
+/* The guest itself jumping to the vDSO's syscall: trapped as always. */
+TEST_F(guest, guest_syscall_in_vdso_after_protect_is_trapped)
+{
+	const unsigned char *v = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct skas_run *run = self->g.run;
+	unsigned long insn = 0;
+	unsigned int i;
+
+	for (i = 0; i < 8191 && !insn; i++)
+		if (v[i] == 0x0f && v[i + 1] == 0x05)
+			insn = (unsigned long)v + i;
+	ASSERT_NE(0UL, insn);
+	ASSERT_EQ(1, skas_map_anon(self->g.as, CODE, 4096, PROT_READ));
+	ASSERT_EQ(1, skas_mem1(self->g.as, SKAS_MEM_PROTECT, CODE, 4096,
+			       PROT_READ | PROT_WRITE | PROT_EXEC, 0, -1, 0));
+	skas_regs_at(&self->g, insn);
+	run->regs.rax = 10;		/* mprotect */
+	run->regs.rdi = CODE;
+	run->regs.rsi = 4096;
+	run->regs.rdx = PROT_NONE;
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	EXPECT_EQ(10U, run->exit.syscall.nr);
+	/* Not executed: CODE still runs (ud2 there: SIGILL, not SIGSEGV). */
+	ASSERT_EQ(2, skas_rw(self->g.as, true, CODE, "\x0f\x0b", 2));
+	skas_regs_at(&self->g, CODE);
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
+	EXPECT_EQ(SIGILL, run->exit.fault.signo);
+}
+
 TEST(mem_without_attached_thread_ENOENT)
 {
 	char c;

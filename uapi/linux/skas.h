@@ -33,7 +33,8 @@
  *                          guest thread with no host task yet, and returns
  *                          a new thread descriptor (O_CLOEXEC).
  *   SKAS_MEM               arg: struct skas_mem_batch *.  Applies a batch
- *                          of map/unmap operations (struct skas_mem_op) in
+ *                          of map/unmap/protect operations (struct
+ *                          skas_mem_op) in
  *                          order, executed by a stopped guest thread of the
  *                          address space in its own context.  Returns the
  *                          number done; stops at the first failure, whose
@@ -83,7 +84,7 @@
 /* Capabilities for SKAS_CHECK_EXTENSION. */
 #define SKAS_CAP_ASPACE		1	/* SKAS_CREATE_ASPACE */
 #define SKAS_CAP_THREAD		2	/* threads: ATTACH, RUN, KICK, run page */
-#define SKAS_CAP_MEM		3	/* SKAS_MEM (map, unmap), MEM_READ/WRITE */
+#define SKAS_CAP_MEM		3	/* SKAS_MEM (map, unmap, protect), READ/WRITE */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -140,6 +141,7 @@ struct skas_attach {
 /* struct skas_mem_op.op */
 #define SKAS_MEM_MAP		1	/* mmap(addr, len, prot, flags|MAP_FIXED, fd, offset) */
 #define SKAS_MEM_UNMAP		2	/* munmap(addr, len) */
+#define SKAS_MEM_PROTECT	3	/* mprotect(addr, len, prot) */
 
 /* struct skas_mem_op.flags for SKAS_MEM_MAP: exactly one of SHARED, PRIVATE */
 #define SKAS_MAP_SHARED		0x01
@@ -151,9 +153,9 @@ struct skas_attach {
 
 /**
  * struct skas_mem_op - one operation of a SKAS_MEM batch
- * @op:       SKAS_MEM_MAP or SKAS_MEM_UNMAP
- * @prot:     PROT_READ | PROT_WRITE | PROT_EXEC (MAP); 0 for UNMAP
- * @flags:    SKAS_MAP_* (MAP); 0 for UNMAP
+ * @op:       SKAS_MEM_MAP, SKAS_MEM_UNMAP or SKAS_MEM_PROTECT
+ * @prot:     PROT_READ | PROT_WRITE | PROT_EXEC (MAP, PROTECT); 0 for UNMAP
+ * @flags:    SKAS_MAP_* (MAP); 0 otherwise
  * @fd:       a runtime fd for a file mapping; -1 otherwise
  * @addr:     page aligned guest address
  * @len:      page aligned length, > 0
