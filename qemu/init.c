@@ -8,8 +8,9 @@
  *   check  load skas.ko, run selftests/vm.list, unload, scan for leaks,
  *          dump the kernel log, power off.
  *   demo   load skas.ko, then run /demo-cmd if the initramfs has one (its
- *          exit status is reported), else an interactive shell on the
- *          console; power off when it ends.
+ *          exit status is reported), else an interactive busybox shell
+ *          as a guest under umlrun, then the VM's own shell; power off
+ *          when it ends.
  *
  * Results go to the second serial port (/dev/ttyS1), which the host reads:
  * TAP-ish lines, "# counts: pass=P fail=F skip=S" lines that the host adds
@@ -33,6 +34,7 @@
 
 #define MODULE_PATH	"/lib/modules/skas.ko"
 #define TREE		"/skas"
+#define UMLRUN		TREE "/guest-runtime/umlrun"
 
 static FILE *results;
 
@@ -245,6 +247,8 @@ static void mode_demo(void)
 {
 	char *sh_cmd[] = { "/bin/sh", "/demo-cmd", NULL };
 	char *sh_tty[] = { "/bin/setsid", "/bin/cttyhack", "/bin/sh", "-l", NULL };
+	char *guest_tty[] = { "/bin/setsid", "/bin/cttyhack", UMLRUN,
+			      "/bin/busybox", "sh", NULL };
 	int err = step_insmod(), status;
 
 	if (err)
@@ -253,6 +257,14 @@ static void mode_demo(void)
 		status = run(sh_cmd, -1);
 		say("SKAS-STATUS %d\n", WIFEXITED(status) ? WEXITSTATUS(status) :
 		    128 + WTERMSIG(status));
+	} else if (access(UMLRUN, X_OK) == 0) {
+		printf("\nskas demo VM: /dev/skas is loaded, the tree is in %s.\n"
+		       "This is busybox sh running as guest pid 1 under umlrun\n"
+		       "(backend: $UML_BACKEND, else skas when usable, else ptrace).\n"
+		       "'exit' leaves the guest for the VM's own shell.\n\n", TREE);
+		run(guest_tty, -1);
+		printf("\nBack in the VM's shell. 'exit' powers off.\n\n");
+		run(sh_tty, -1);
 	} else {
 		printf("\nskas demo VM: /dev/skas is loaded, the tree is in %s.\n"
 		       "Leave with 'exit' (or Ctrl-D).\n\n", TREE);
