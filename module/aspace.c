@@ -101,23 +101,52 @@ long skas_create_aspace(void __user *uarg)
 	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
 		return -EINVAL;
 
-	as = kzalloc(sizeof(*as), GFP_KERNEL);
-	if (!as)
-		return -ENOMEM;
-	fd = skas_hooks_get();
-	if (fd) {
-		kfree(as);
-		return fd;
-	}
-	skas_objects_inc();
-	kref_init(&as->ref);
-	mutex_init(&as->lock);
-	INIT_LIST_HEAD(&as->threads);
-	as->owner = current_euid();
-
+	as = skas_aspace_new(current_euid());
+	if (IS_ERR(as))
+		return PTR_ERR(as);
 	fd = anon_inode_getfd("[skas-aspace]", &skas_aspace_fops, as,
 			      O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		skas_aspace_put(as);
 	return fd;
+}
+
+/**
+ * skas_aspace_new() - allocate an empty address space, with one reference.
+ * @owner: the effective uid allowed to attach to and drive it.
+ *
+ * Return: the object, or ERR_PTR(-ENOMEM) or a probe registration error.
+ */
+struct skas_aspace *skas_aspace_new(kuid_t owner)
+{
+	struct skas_aspace *as;
+	int ret;
+
+	as = kzalloc(sizeof(*as), GFP_KERNEL);
+	if (!as)
+		return ERR_PTR(-ENOMEM);
+	ret = skas_hooks_get();
+	if (ret) {
+		kfree(as);
+		return ERR_PTR(ret);
+	}
+	skas_objects_inc();
+	kref_init(&as->ref);
+	mutex_init(&as->lock);
+	INIT_LIST_HEAD(&as->threads);
+	as->owner = owner;
+	return as;
+}
+
+/**
+ * skas_aspace_file() - a new file for @as, taking over one reference.
+ * @as: the address space.
+ *
+ * Return: the file, or an ERR_PTR (the reference is then still the
+ * caller's).
+ */
+struct file *skas_aspace_file(struct skas_aspace *as)
+{
+	return anon_inode_getfile("[skas-aspace]", &skas_aspace_fops, as,
+				  O_RDWR);
 }

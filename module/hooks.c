@@ -90,6 +90,18 @@ static void skas_probe_process_exit(void *data, struct task_struct *task)
 	rcu_read_unlock();
 }
 
+static void skas_probe_process_fork(void *data, struct task_struct *parent,
+				    struct task_struct *child)
+{
+	struct skas_thread *t;
+
+	rcu_read_lock();
+	t = skas_task_lookup(parent);
+	if (unlikely(t))
+		skas_thread_forked(t, child);
+	rcu_read_unlock();
+}
+
 static bool skas_sig_synchronous(int sig, struct kernel_siginfo *info)
 {
 	switch (sig) {
@@ -132,6 +144,7 @@ static struct skas_tp skas_tps[] = {
 	{ "sys_enter", skas_probe_sys_enter },
 	{ "sched_process_exit", skas_probe_process_exit },
 	{ "signal_generate", skas_probe_signal_generate },
+	{ "sched_process_fork", skas_probe_process_fork },
 };
 
 static void skas_tp_find(struct tracepoint *tp, void *priv)

@@ -50,6 +50,7 @@ static long skas_check_extension(unsigned long cap)
 	case SKAS_CAP_ASPACE:
 	case SKAS_CAP_THREAD:
 	case SKAS_CAP_MEM:
+	case SKAS_CAP_CLONE:
 		return 1;
 	default:
 		return 0;

@@ -61,6 +61,13 @@ static int skas_mem_op_exec(struct skas_thread *t, const struct skas_mem_op *op,
 	unsigned long args[6] = { op->addr, op->len, op->prot };
 	unsigned long ret;
 
+	if (op->op == SKAS_OP_CLONE) {
+		/* clone(flags, newsp, parent_tid, child_tid, tls) */
+		args[0] = op->flags;
+		args[1] = 0;
+		args[2] = 0;
+		return skas_native_arm(t, __NR_clone, args);
+	}
 	if (skas_range_reserved(op->addr, op->addr + op->len))
 		return -EINVAL;
 	switch (op->op) {
@@ -119,10 +126,12 @@ int skas_mem_exec(struct skas_thread *t, struct skas_mem_req *req)
  */
 void skas_mem_native_result(struct skas_mem_req *req, long result)
 {
-	if (result)
+	if (IS_ERR_VALUE(result)) {
 		req->error = result;
-	else
+	} else {
+		req->result = result;
 		req->done++;
+	}
 }
 
 static bool skas_user_range(u64 addr, u64 len)

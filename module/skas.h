@@ -10,6 +10,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/skas.h>
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
@@ -38,6 +39,9 @@ struct skas_aspace {
 	unsigned long syscall_insn;
 };
 
+/* Kernel-internal SKAS_MEM operation: the native clone of SKAS_CLONE. */
+#define SKAS_OP_CLONE	0x100
+
 /* Thread states (struct skas_thread.state), under skas_thread.lock. */
 enum skas_thread_state {
 	SKAS_T_NEW,		/* no host task attached yet */
@@ -54,6 +58,7 @@ enum skas_thread_state {
  * @count: number of operations
  * @done:  out: number done
  * @error: out: -errno of the failed operation, or 0
+ * @result: out: the last native syscall's return value
  */
 struct skas_mem_req {
 	struct skas_mem_op *ops;
@@ -61,6 +66,7 @@ struct skas_mem_req {
 	unsigned int count;
 	unsigned int done;
 	int error;
+	long result;
 };
 
 /**
@@ -90,6 +96,9 @@ struct skas_mem_req {
  * @native_armed: the sys_enter probe lets that one syscall through
  * @native_active: stop_work is queued to finish a native syscall
  * @native_passed: the syscall was the armed one and ran
+ * @clone_child: SKAS_CLONE in progress: the thread the child task becomes
+ * @clone_regs: a clone child's first registers (its parent's guest ones)
+ * @clone_start: the next stop is a clone child's first
  * @guest_wq:   the parked guest waits here
  * @rt_wq:      the runtime waits here (SKAS_RUN, poll)
  * @exit_status: the wait status of the dead host task
@@ -122,6 +131,9 @@ struct skas_thread {
 	bool native_armed;
 	bool native_active;
 	bool native_passed;
+	struct skas_thread *clone_child;
+	struct pt_regs clone_regs;
+	bool clone_start;
 	int exit_status;
 	wait_queue_head_t guest_wq;
 	wait_queue_head_t rt_wq;
@@ -139,6 +151,8 @@ void skas_objects_dec(void);
 
 /* aspace.c */
 long skas_create_aspace(void __user *uarg);
+struct skas_aspace *skas_aspace_new(kuid_t owner);
+struct file *skas_aspace_file(struct skas_aspace *as);
 void skas_aspace_get(struct skas_aspace *as);
 void skas_aspace_put(struct skas_aspace *as);
 
@@ -151,7 +165,25 @@ void skas_mem_native_result(struct skas_mem_req *req, long result);
 long skas_aspace_mem(struct skas_aspace *as, void __user *uarg);
 long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write);
 
+/* guest.c */
+void skas_take_fault(struct skas_run *ev);
+unsigned long skas_find_syscall_insn(void);
+void skas_hollow_mm(void);
+void skas_close_all_fds(void);
+void skas_regs_to_user(struct skas_regs *u, struct pt_regs *regs);
+void skas_regs_from_user(struct pt_regs *regs, const struct skas_regs *u);
+int skas_regs_check(const struct skas_regs *u);
+
+/* clone.c */
+long skas_thread_clone(struct skas_thread *t, void __user *uarg);
+void skas_thread_forked(struct skas_thread *t, struct task_struct *child);
+
 /* thread.c */
+struct skas_thread *skas_thread_new(struct skas_aspace *as);
+struct file *skas_thread_file(struct skas_thread *t);
+void skas_thread_exec(struct skas_thread *t, struct skas_mem_req *req);
+int skas_thread_queue(struct skas_thread *t, struct callback_head *work,
+		      enum task_work_notify_mode mode);
 int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args);
 long skas_aspace_exec(struct skas_aspace *as, struct skas_mem_req *req);
 struct task_struct *skas_aspace_task(struct skas_aspace *as);
@@ -172,6 +204,12 @@ void skas_hooks_exit(void);
 void skas_task_bind(struct skas_thread *t);
 void skas_task_unbind(struct skas_thread *t);
 extern int skas_probes_registered;
+
+/* current's sighand: stable for current itself. */
+static inline struct sighand_struct *skas_sighand(void)
+{
+	return rcu_dereference_protected(current->sighand, 1);
+}
 
 /* Check that @n u64 words at @p are zero. */
 static inline bool skas_zeroed(const __u64 *p, size_t n)

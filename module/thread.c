@@ -38,12 +38,6 @@
 
 #include "skas.h"
 
-/* The eflags bits the runtime may change: ptrace's FLAG_MASK_32. */
-#define SKAS_FLAG_MASK	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_AF | \
-			 X86_EFLAGS_ZF | X86_EFLAGS_SF | X86_EFLAGS_TF | \
-			 X86_EFLAGS_DF | X86_EFLAGS_OF | X86_EFLAGS_RF | \
-			 X86_EFLAGS_AC)
-
 static void skas_thread_free(struct work_struct *work)
 {
 	struct skas_thread *t = container_of(to_rcu_work(work),
@@ -100,8 +94,8 @@ void skas_thread_kill(struct skas_thread *t)
 }
 
 /* Queue @work on the guest task with a reference.  Caller holds t->lock. */
-static int skas_thread_queue(struct skas_thread *t, struct callback_head *work,
-			     enum task_work_notify_mode mode)
+int skas_thread_queue(struct skas_thread *t, struct callback_head *work,
+		      enum task_work_notify_mode mode)
 {
 	int ret;
 
@@ -211,179 +205,6 @@ void skas_thread_exited(struct skas_thread *t, struct task_struct *task)
 	skas_task_unbind(t);
 }
 
-/* current's sighand: stable for current itself. */
-static struct sighand_struct *skas_sighand(void)
-{
-	return rcu_dereference_protected(current->sighand, 1);
-}
-
-/* Take the fault signal @ev names off current's queue; fill in details. */
-static void skas_take_fault(struct skas_run *ev)
-{
-	struct skas_exit_fault *f = &ev->exit.fault;
-	kernel_siginfo_t info;
-	enum pid_type type;
-	sigset_t mask;
-	int sig;
-
-	siginitsetinv(&mask, sigmask(f->signo));
-	spin_lock_irq(&skas_sighand()->siglock);
-	sig = skas_dequeue_signal(&mask, &info, &type);
-	spin_unlock_irq(&skas_sighand()->siglock);
-	if (sig != f->signo)
-		return;
-	f->code = info.si_code;
-	f->addr = (unsigned long)info.si_addr;
-	f->trapno = current->thread.trap_nr;
-	f->error_code = current->thread.error_code;
-}
-
-/*
- * The address of a "syscall" instruction in the vDSO (its fallback paths
- * have some), for native syscalls: 0 if none.  Runs in the guest.
- */
-static unsigned long skas_find_syscall_insn(void)
-{
-	unsigned long vdso = (unsigned long)current->mm->context.vdso;
-	unsigned long len = 0, off, ret = 0;
-	struct vm_area_struct *vma;
-	u8 *buf;
-
-	mmap_read_lock(current->mm);
-	vma = find_vma(current->mm, vdso);
-	if (vma && vma->vm_start == vdso)
-		len = min(vma->vm_end - vma->vm_start, 4 * PAGE_SIZE);
-	mmap_read_unlock(current->mm);
-	buf = kmalloc(4 * PAGE_SIZE, GFP_KERNEL);
-	if (!buf || !len || copy_from_user(buf, (void __user *)vdso, len))
-		goto out;
-	for (off = 0; off + 1 < len; off++) {
-		if (buf[off] == 0x0f && buf[off + 1] == 0x05) {
-			ret = vdso + off;
-			break;
-		}
-	}
-out:
-	kfree(buf);
-	return ret;
-}
-
-/* Unmap everything of the stub but the vDSO.  Runs in the stub. */
-static void skas_hollow_mm(void)
-{
-	struct mm_struct *mm = current->mm;
-	unsigned long vdso = (unsigned long)mm->context.vdso;
-	unsigned long addr = 0, start, end;
-	struct vm_area_struct *vma;
-
-	for (;;) {
-		mmap_read_lock(mm);
-		vma = find_vma(mm, addr);
-		while (vma && skas_keep_vma(vma, vdso))
-			vma = find_vma(mm, vma->vm_end);
-		if (!vma) {
-			mmap_read_unlock(mm);
-			break;
-		}
-		start = vma->vm_start;
-		end = vma->vm_end;
-		mmap_read_unlock(mm);
-		vm_munmap(start, end - start);
-		addr = end;
-	}
-}
-
-static void skas_close_all_fds(void)
-{
-	unsigned int fd, max;
-
-	rcu_read_lock();
-	max = files_fdtable(current->files)->max_fds;
-	rcu_read_unlock();
-	for (fd = 0; fd < max; fd++)
-		close_fd(fd);
-}
-
-static void skas_regs_to_user(struct skas_regs *u, struct pt_regs *regs)
-{
-	u->r15 = regs->r15;
-	u->r14 = regs->r14;
-	u->r13 = regs->r13;
-	u->r12 = regs->r12;
-	u->rbp = regs->bp;
-	u->rbx = regs->bx;
-	u->r11 = regs->r11;
-	u->r10 = regs->r10;
-	u->r9 = regs->r9;
-	u->r8 = regs->r8;
-	u->rax = regs->ax;
-	u->rcx = regs->cx;
-	u->rdx = regs->dx;
-	u->rsi = regs->si;
-	u->rdi = regs->di;
-	u->orig_rax = -1;
-	u->rip = regs->ip;
-	u->cs = regs->cs;
-	u->eflags = regs->flags;
-	u->rsp = regs->sp;
-	u->ss = regs->ss;
-	current_save_fsgs();
-	u->fs_base = current->thread.fsbase;
-	u->gs_base = current->thread.gsbase;
-	u->ds = 0;
-	u->es = 0;
-	u->fs = 0;
-	u->gs = 0;
-}
-
-/* Apply registers validated by skas_regs_check().  Runs in the guest. */
-static void skas_regs_from_user(struct pt_regs *regs, const struct skas_regs *u)
-{
-	regs->r15 = u->r15;
-	regs->r14 = u->r14;
-	regs->r13 = u->r13;
-	regs->r12 = u->r12;
-	regs->bp = u->rbp;
-	regs->bx = u->rbx;
-	regs->r11 = u->r11;
-	regs->r10 = u->r10;
-	regs->r9 = u->r9;
-	regs->r8 = u->r8;
-	regs->ax = u->rax;
-	regs->cx = u->rcx;
-	regs->dx = u->rdx;
-	regs->si = u->rsi;
-	regs->di = u->rdi;
-	/* Never a syscall to restart: see arch_do_signal_or_restart(). */
-	regs->orig_ax = -1;
-	regs->ip = u->rip;
-	regs->cs = __USER_CS;
-	regs->flags = (regs->flags & ~SKAS_FLAG_MASK) |
-		      (u->eflags & SKAS_FLAG_MASK);
-	regs->sp = u->rsp;
-	regs->ss = __USER_DS;
-
-	preempt_disable();
-	current_save_fsgs();
-	if (current->thread.fsbase != u->fs_base) {
-		x86_fsbase_write_cpu(u->fs_base);
-		current->thread.fsbase = u->fs_base;
-	}
-	if (current->thread.gsbase != u->gs_base) {
-		wrmsrl(MSR_KERNEL_GS_BASE, u->gs_base);
-		current->thread.gsbase = u->gs_base;
-	}
-	preempt_enable();
-}
-
-static int skas_regs_check(const struct skas_regs *u)
-{
-	if (u->rip >= TASK_SIZE_MAX || u->fs_base >= TASK_SIZE_MAX ||
-	    u->gs_base >= TASK_SIZE_MAX)
-		return -EINVAL;
-	return 0;
-}
-
 /* A SKAS_MEM batch is over (done, failed or waiting no more): stop. */
 static void skas_guest_ops_done(struct skas_thread *t)
 {
@@ -445,6 +266,15 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 		skas_close_all_fds();
 		WRITE_ONCE(t->as->syscall_insn, skas_find_syscall_insn());
 		memset(&run->regs, 0, sizeof(run->regs));
+	} else if (t->clone_start) {
+		/*
+		 * A clone child starts with its parent's guest registers, not
+		 * with those of the native clone it came out of.
+		 */
+		t->clone_start = false;
+		*regs = t->clone_regs;
+		regs->orig_ax = -1;
+		skas_regs_to_user(&run->regs, regs);
 	} else {
 		if (ev->exit_reason == SKAS_EXIT_FAULT)
 			skas_take_fault(ev);
@@ -768,8 +598,6 @@ long skas_aspace_exec(struct skas_aspace *as, struct skas_mem_req *req)
 {
 	struct skas_thread *t, *found = NULL;
 	bool attached = false, alive = false;
-	unsigned long flags;
-	int state;
 
 	mutex_lock(&as->lock);
 	list_for_each_entry(t, &as->threads, node) {
@@ -786,7 +614,22 @@ long skas_aspace_exec(struct skas_aspace *as, struct skas_mem_req *req)
 	mutex_unlock(&as->lock);
 	if (!found)
 		return !attached ? -ENOENT : alive ? -EBUSY : -ESRCH;
-	t = found;
+	skas_thread_exec(found, req);
+	mutex_unlock(&found->run_lock);
+	skas_thread_put(found);
+	return 0;
+}
+
+/**
+ * skas_thread_exec() - run a batch in @t, which must be stopped.
+ * @t:   the thread; the caller holds t->run_lock.
+ * @req: the batch; req->done and req->error are set (-ESRCH if @t is not
+ *       stopped or dies).
+ */
+void skas_thread_exec(struct skas_thread *t, struct skas_mem_req *req)
+{
+	unsigned long flags;
+	int state;
 
 	spin_lock_irqsave(&t->lock, flags);
 	state = t->state;
@@ -808,9 +651,6 @@ long skas_aspace_exec(struct skas_aspace *as, struct skas_mem_req *req)
 	} else {
 		req->error = -ESRCH;
 	}
-	mutex_unlock(&t->run_lock);
-	skas_thread_put(t);
-	return 0;
 }
 
 /**
@@ -850,6 +690,8 @@ static long skas_thread_ioctl(struct file *file, unsigned int cmd,
 		return skas_thread_run(t);
 	case SKAS_KICK:
 		return skas_thread_kick(t);
+	case SKAS_CLONE:
+		return skas_thread_clone(t, (void __user *)arg);
 	default:
 		return -ENOTTY;
 	}
@@ -919,20 +761,53 @@ long skas_create_thread(struct skas_aspace *as, void __user *uarg)
 	struct skas_thread *t;
 	int fd;
 
-	BUILD_BUG_ON(sizeof(struct skas_run) > SKAS_RUN_PAGE_SIZE);
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
 	if (args.size != sizeof(args) || args.flags ||
 	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
 		return -EINVAL;
 
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = skas_thread_new(as);
 	if (!t)
 		return -ENOMEM;
+	fd = anon_inode_getfd("[skas-thread]", &skas_thread_fops, t,
+			      O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		skas_thread_put(t);
+	return fd;
+}
+
+/**
+ * skas_thread_file() - a new file for @t, taking over one reference.
+ * @t: the thread.
+ *
+ * Return: the file, or an ERR_PTR (the reference is then still the
+ * caller's).
+ */
+struct file *skas_thread_file(struct skas_thread *t)
+{
+	return anon_inode_getfile("[skas-thread]", &skas_thread_fops, t,
+				  O_RDWR);
+}
+
+/**
+ * skas_thread_new() - a thread of @as with no task, with one reference.
+ * @as: the address space (the thread takes a reference).
+ *
+ * Return: the thread, or NULL (no memory).
+ */
+struct skas_thread *skas_thread_new(struct skas_aspace *as)
+{
+	struct skas_thread *t;
+
+	BUILD_BUG_ON(sizeof(struct skas_run) > SKAS_RUN_PAGE_SIZE);
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return NULL;
 	t->run = vmalloc_user(SKAS_RUN_PAGE_SIZE);
 	if (!t->run) {
 		kfree(t);
-		return -ENOMEM;
+		return NULL;
 	}
 	kref_init(&t->ref);
 	spin_lock_init(&t->lock);
@@ -949,10 +824,5 @@ long skas_create_thread(struct skas_aspace *as, void __user *uarg)
 	mutex_lock(&as->lock);
 	list_add_tail(&t->node, &as->threads);
 	mutex_unlock(&as->lock);
-
-	fd = anon_inode_getfd("[skas-thread]", &skas_thread_fops, t,
-			      O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		skas_thread_put(t);
-	return fd;
+	return t;
 }

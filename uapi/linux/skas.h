@@ -66,6 +66,15 @@
  *                          returns with SKAS_EXIT_INTERRUPTED.  If the
  *                          thread is stopped, its next SKAS_RUN returns
  *                          SKAS_EXIT_INTERRUPTED at once.
+ *   SKAS_CLONE             arg: struct skas_clone *.  The thread must be
+ *                          stopped.  Forks its host task (a native clone in
+ *                          the guest's context): the child has a
+ *                          copy-on-write copy of the address space, is
+ *                          bound before it runs a single instruction, and
+ *                          stops with the parent's registers.  Returns 0
+ *                          with new thread and address-space descriptors
+ *                          and the child's host tid (the runtime is its
+ *                          parent and reaps it).
  *   mmap()                 offset 0, length SKAS_RUN_PAGE_SIZE, MAP_SHARED:
  *                          the run page, struct skas_run.
  *   poll()                 POLLIN once a task has attached (the thread can
@@ -85,6 +94,7 @@
 #define SKAS_CAP_ASPACE		1	/* SKAS_CREATE_ASPACE */
 #define SKAS_CAP_THREAD		2	/* threads: ATTACH, RUN, KICK, run page */
 #define SKAS_CAP_MEM		3	/* SKAS_MEM (map, unmap, protect), READ/WRITE */
+#define SKAS_CAP_CLONE		4	/* SKAS_CLONE: fork */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -101,6 +111,7 @@
 #define SKAS_ATTACH		_IOW(SKASIO, 0x20, struct skas_attach)
 #define SKAS_RUN		_IO(SKASIO, 0x21)
 #define SKAS_KICK		_IO(SKASIO, 0x22)
+#define SKAS_CLONE		_IOWR(SKASIO, 0x23, struct skas_clone)
 
 /**
  * struct skas_create_aspace - argument of SKAS_CREATE_ASPACE
@@ -136,6 +147,26 @@ struct skas_attach {
 	__u32 size;
 	__u32 flags;
 	__u64 reserved[3];
+};
+
+/**
+ * struct skas_clone - argument of SKAS_CLONE
+ * @size:      in: sizeof(struct skas_clone)
+ * @flags:     in: none defined yet (0: fork); must be 0
+ * @thread_fd: out: the child's thread descriptor (O_CLOEXEC)
+ * @aspace_fd: out: the child's address-space descriptor (O_CLOEXEC)
+ * @host_tid:  out: the child's host tid
+ * @pad:       0
+ * @reserved:  must be 0
+ */
+struct skas_clone {
+	__u32 size;
+	__u32 flags;
+	__s32 thread_fd;
+	__s32 aspace_fd;
+	__s32 host_tid;
+	__u32 pad;
+	__u64 reserved[2];
 };
 
 /* struct skas_mem_op.op */
