@@ -51,6 +51,28 @@ static void devfd_rewrite(char *path, size_t len)
 	}
 }
 
+/* /proc/mounts, /proc/net...: the host's links to "self/...". */
+static void proc_link_rewrite(char *path, size_t len)
+{
+	char first[PATH_MAX], target[64], tmp[PATH_MAX];
+	const char *rest = strchrnul(path + 6, '/');
+	ssize_t r;
+
+	if ((size_t)(rest - path) >= sizeof(first))
+		return;
+	memcpy(first, path, rest - path);
+	first[rest - path] = 0;
+	r = readlink(first, target, sizeof(target) - 1);
+	if (r <= 0)
+		return;
+	target[r] = 0;
+	if (strncmp(target, "self/", 5) && strncmp(target, "thread-self/", 12))
+		return;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "/proc/%s%s", target, rest) >= len)
+		return;
+	strcpy(path, tmp);
+}
+
 /* Which guest process does "/proc/<x>..." name?  Sets *rest after it. */
 static struct proc *proc_named(struct task *t, const char *path,
 			       const char **rest, int *err)
@@ -133,6 +155,7 @@ int procfs_rewrite(struct task *t, char *path, size_t len)
 	devfd_rewrite(path, len);
 	if (strncmp(path, "/proc/", 6) != 0)
 		return 0;
+	proc_link_rewrite(path, len);
 	p = proc_named(t, path, &rest, &err);
 	if (!p)
 		return err;

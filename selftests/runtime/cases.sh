@@ -60,6 +60,7 @@ run_case "named pipe: writer leaves" 'mkfifo p; (exec 3>p; sleep 0.1) & cat p; e
 run_case "/dev/stdin, /proc/self/fd, /proc/self/exe" \
 	'echo x | cat /dev/stdin; echo y | cat /proc/self/fd/0; readlink /proc/self/exe; readlink /proc/$$/exe'
 run_case "#! scripts" 'printf "#!/bin/busybox sh\necho \"\$0 \$*\"\n" > s; chmod +x s; ./s a b; printf "#!/nonexistent\n" > t; chmod +x t; ./t; echo st=$?'
+run_case "df and mount (/proc/mounts)" 'df / > /dev/null; echo $?; mount | wc -l'
 run_case "cp chmod stat" 'cp fruit f2; chmod 600 f2; stat -c "%a %s" f2; cmp fruit f2 && echo same'
 
 # ---- the runtime itself ----
