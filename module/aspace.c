@@ -64,6 +64,8 @@ static long skas_aspace_ioctl(struct file *file, unsigned int cmd,
 		return skas_aspace_rw(as, (void __user *)arg, false);
 	case SKAS_MEM_WRITE:
 		return skas_aspace_rw(as, (void __user *)arg, true);
+	case SKAS_RESET:
+		return skas_aspace_reset(as);
 	default:
 		return -ENOTTY;
 	}
@@ -101,6 +103,8 @@ long skas_create_aspace(void __user *uarg)
 	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
 		return -EINVAL;
 
+	if (skas_skip_broken())
+		return -EOPNOTSUPP;
 	as = skas_aspace_new(current_euid());
 	if (IS_ERR(as))
 		return PTR_ERR(as);

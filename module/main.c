@@ -37,6 +37,24 @@ void skas_objects_dec(void)
 		wake_up_var(&skas_objects);
 }
 
+/*
+ * Set when a trapped syscall was executed after all (its ax is not the
+ * entry code's -ENOSYS at the stop): the skip this module relies on does
+ * not work on this kernel, and no new address space is created.
+ */
+static bool skas_skip_is_broken;
+
+void skas_skip_failed(void)
+{
+	WRITE_ONCE(skas_skip_is_broken, true);
+	pr_err_once("this kernel executed a skipped syscall: disabled\n");
+}
+
+bool skas_skip_broken(void)
+{
+	return READ_ONCE(skas_skip_is_broken);
+}
+
 /**
  * skas_check_extension() - answer SKAS_CHECK_EXTENSION.
  * @cap: a SKAS_CAP_* number, as passed by user space.
@@ -51,6 +69,7 @@ static long skas_check_extension(unsigned long cap)
 	case SKAS_CAP_THREAD:
 	case SKAS_CAP_MEM:
 	case SKAS_CAP_CLONE:
+	case SKAS_CAP_RESET:
 		return 1;
 	default:
 		return 0;

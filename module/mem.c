@@ -61,6 +61,10 @@ static int skas_mem_op_exec(struct skas_thread *t, const struct skas_mem_op *op,
 	unsigned long args[6] = { op->addr, op->len, op->prot };
 	unsigned long ret;
 
+	if (op->op == SKAS_OP_RESET) {
+		skas_hollow_mm();
+		return 0;
+	}
 	if (op->op == SKAS_OP_CLONE) {
 		/* clone(flags, newsp, parent_tid, child_tid, tls) */
 		args[0] = op->flags;
@@ -246,6 +250,33 @@ long skas_aspace_mem(struct skas_aspace *as, void __user *uarg)
 	}
 	skas_mem_req_free(&req);
 	return ret;
+}
+
+/**
+ * skas_aspace_reset() - SKAS_RESET: empty the address space for execve.
+ * @as: the address space.
+ *
+ * Return: 0, -ENOENT (no thread attached), -EBUSY (not exactly one live
+ * thread, or it is being run), -ESRCH (it died).
+ */
+long skas_aspace_reset(struct skas_aspace *as)
+{
+	struct skas_mem_op op = { .op = SKAS_OP_RESET };
+	struct file *nofile = NULL;
+	struct skas_mem_req req = { .ops = &op, .files = &nofile,
+				    .count = 1 };
+	struct skas_thread *t;
+	long ret;
+
+	ret = skas_aspace_sole_thread(as, &t);
+	if (ret)
+		return ret;
+	skas_thread_exec(t, &req);
+	if (!req.error)
+		memset(&t->run->regs, 0, sizeof(t->run->regs));
+	mutex_unlock(&t->run_lock);
+	skas_thread_put(t);
+	return req.error;
 }
 
 /**

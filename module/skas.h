@@ -41,6 +41,8 @@ struct skas_aspace {
 
 /* Kernel-internal SKAS_MEM operation: the native clone of SKAS_CLONE. */
 #define SKAS_OP_CLONE	0x100
+/* Kernel-internal SKAS_MEM operation: SKAS_RESET. */
+#define SKAS_OP_RESET	0x101
 
 /* Thread states (struct skas_thread.state), under skas_thread.lock. */
 enum skas_thread_state {
@@ -148,6 +150,9 @@ extern struct workqueue_struct *skas_wq;
 /* main.c: live objects; module exit waits for them to be freed. */
 void skas_objects_inc(void);
 void skas_objects_dec(void);
+/* main.c: the kernel did not skip a trapped syscall. */
+void skas_skip_failed(void);
+bool skas_skip_broken(void);
 
 /* aspace.c */
 long skas_create_aspace(void __user *uarg);
@@ -164,6 +169,7 @@ int skas_mem_exec(struct skas_thread *t, struct skas_mem_req *req);
 void skas_mem_native_result(struct skas_mem_req *req, long result);
 long skas_aspace_mem(struct skas_aspace *as, void __user *uarg);
 long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write);
+long skas_aspace_reset(struct skas_aspace *as);
 
 /* guest.c */
 void skas_take_fault(struct skas_run *ev);
@@ -182,6 +188,7 @@ void skas_thread_forked(struct skas_thread *t, struct task_struct *child);
 struct skas_thread *skas_thread_new(struct skas_aspace *as);
 struct file *skas_thread_file(struct skas_thread *t);
 void skas_thread_exec(struct skas_thread *t, struct skas_mem_req *req);
+long skas_aspace_sole_thread(struct skas_aspace *as, struct skas_thread **tp);
 int skas_thread_queue(struct skas_thread *t, struct callback_head *work,
 		      enum task_work_notify_mode mode);
 int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args);

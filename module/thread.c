@@ -278,6 +278,17 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 	} else {
 		if (ev->exit_reason == SKAS_EXIT_FAULT)
 			skas_take_fault(ev);
+		/*
+		 * A skipped syscall leaves the entry code's -ENOSYS in ax.
+		 * Anything else means this kernel ran it despite orig_ax = -1:
+		 * kill the guest, and refuse new address spaces.
+		 */
+		if (ev->exit_reason == SKAS_EXIT_SYSCALL &&
+		    regs->ax != (unsigned long)-ENOSYS) {
+			skas_skip_failed();
+			force_sig(SIGKILL);
+			return;
+		}
 		skas_regs_to_user(&run->regs, regs);
 		if (ev->exit_reason == SKAS_EXIT_SYSCALL)
 			run->regs.orig_rax = ev->exit.syscall.nr;
@@ -618,6 +629,40 @@ long skas_aspace_exec(struct skas_aspace *as, struct skas_mem_req *req)
 	mutex_unlock(&found->run_lock);
 	skas_thread_put(found);
 	return 0;
+}
+
+/**
+ * skas_aspace_sole_thread() - the only live thread of @as, stopped.
+ * @as: the address space.
+ * @tp: receives the thread, with a reference and its run_lock held.
+ *
+ * Return: 0, -ENOENT (none ever attached), -ESRCH (all dead), -EBUSY
+ * (more than one live thread, or the one is being run).
+ */
+long skas_aspace_sole_thread(struct skas_aspace *as, struct skas_thread **tp)
+{
+	struct skas_thread *t, *live = NULL;
+	bool attached = false, found = false;
+	int n = 0;
+
+	mutex_lock(&as->lock);
+	list_for_each_entry(t, &as->threads, node) {
+		attached |= READ_ONCE(t->attached);
+		if (READ_ONCE(t->task) && READ_ONCE(t->state) != SKAS_T_DEAD) {
+			live = t;
+			n++;
+		}
+	}
+	if (n == 1 && READ_ONCE(live->attached) &&
+	    mutex_trylock(&live->run_lock)) {
+		skas_thread_get(live);
+		*tp = live;
+		found = true;
+	}
+	mutex_unlock(&as->lock);
+	if (found)
+		return 0;
+	return !attached ? -ENOENT : n ? -EBUSY : -ESRCH;
 }
 
 /**

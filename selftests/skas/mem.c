@@ -366,6 +366,54 @@ TEST_F(guest, guest_syscall_in_vdso_after_protect_is_trapped)
 	EXPECT_EQ(SIGILL, run->exit.fault.signo);
 }
 
+/* SKAS_RESET: all guest mappings go, the vDSO stays, registers zeroed. */
+TEST_F(guest, reset_empties_the_address_space)
+{
+	unsigned long vdso = getauxval(AT_SYSINFO_EHDR);
+	struct skas_run *run = self->g.run;
+	char c, elf[4];
+
+	ASSERT_EQ(1, skas_map_anon(self->g.as, CODE, 4096, PROT_READ));
+	ASSERT_EQ(1, skas_map_anon(self->g.as, DATA, 8192, PROT_READ));
+	skas_regs_at(&self->g, CODE);
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));	/* not exec */
+	ASSERT_EQ(0, ioctl(self->g.as, SKAS_RESET, 0));
+	EXPECT_EQ(-EFAULT, skas_rw(self->g.as, false, CODE, &c, 1));
+	EXPECT_EQ(-EFAULT, skas_rw(self->g.as, false, DATA, &c, 1));
+	EXPECT_EQ(4, skas_rw(self->g.as, false, vdso, elf, 4));
+	EXPECT_EQ(0, memcmp(elf, "\177ELF", 4));
+	EXPECT_EQ(0U, run->regs.rip);
+	/* The address space works as new. */
+	ASSERT_EQ(1, skas_map_anon(self->g.as, CODE, 4096,
+				   PROT_READ | PROT_EXEC));
+	ASSERT_EQ((long)sizeof(getpid_ud2),
+		  skas_rw(self->g.as, true, CODE, (void *)getpid_ud2,
+			  sizeof(getpid_ud2)));
+	skas_regs_at(&self->g, CODE);
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	EXPECT_EQ(39U, run->exit.syscall.nr);
+}
+
+TEST_F(guest, reset_needs_one_live_stopped_thread)
+{
+	struct skas_clone c;
+
+	/* A fork's parent and child are in different address spaces. */
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	ASSERT_EQ(0, ioctl(self->g.thread, SKAS_CLONE, &c));
+	EXPECT_EQ(0, ioctl(c.aspace_fd, SKAS_RESET, 0));
+	close(c.thread_fd);
+	close(c.aspace_fd);
+	waitpid(c.host_tid, NULL, 0);
+	ASSERT_EQ(0, kill(self->g.pid, SIGKILL));
+	ASSERT_EQ(self->g.pid, waitpid(self->g.pid, NULL, 0));
+	self->g.pid = 0;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->g.as, SKAS_RESET, 0));
+	EXPECT_EQ(ESRCH, errno);
+}
+
 TEST(mem_without_attached_thread_ENOENT)
 {
 	char c;
@@ -376,6 +424,9 @@ TEST(mem_without_attached_thread_ENOENT)
 	ASSERT_LE(0, as);
 	EXPECT_EQ(-ENOENT, skas_map_anon(as, CODE, 4096, PROT_READ));
 	EXPECT_EQ(-ENOENT, skas_rw(as, false, CODE, &c, 1));
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(as, SKAS_RESET, 0));
+	EXPECT_EQ(ENOENT, errno);
 	t = skas_create_thread(as);
 	ASSERT_LE(0, t);
 	EXPECT_EQ(-ENOENT, skas_map_anon(as, CODE, 4096, PROT_READ));

@@ -40,6 +40,11 @@
  *                          number done; stops at the first failure, whose
  *                          -errno is stored in the batch's error field (and
  *                          returned if it was the first operation).
+ *   SKAS_RESET             no arg.  Empties the address space for a guest
+ *                          execve: every mapping but the vDSO goes.  It
+ *                          must have exactly one live thread, stopped;
+ *                          that thread's registers in its run page are
+ *                          zeroed.
  *   SKAS_MEM_READ          arg: struct skas_mem_rw *.  Copies guest memory
  *   SKAS_MEM_WRITE         to or from a runtime buffer, ignoring the
  *                          guest's protections (like ptrace PEEK/POKE).
@@ -95,6 +100,7 @@
 #define SKAS_CAP_THREAD		2	/* threads: ATTACH, RUN, KICK, run page */
 #define SKAS_CAP_MEM		3	/* SKAS_MEM (map, unmap, protect), READ/WRITE */
 #define SKAS_CAP_CLONE		4	/* SKAS_CLONE: fork */
+#define SKAS_CAP_RESET		5	/* SKAS_RESET */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -106,6 +112,7 @@
 #define SKAS_MEM		_IOWR(SKASIO, 0x11, struct skas_mem_batch)
 #define SKAS_MEM_READ		_IOW(SKASIO, 0x12, struct skas_mem_rw)
 #define SKAS_MEM_WRITE		_IOW(SKASIO, 0x13, struct skas_mem_rw)
+#define SKAS_RESET		_IO(SKASIO, 0x14)
 
 /* ioctls on a thread fd */
 #define SKAS_ATTACH		_IOW(SKASIO, 0x20, struct skas_attach)
