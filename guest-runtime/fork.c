@@ -116,6 +116,7 @@ static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
 	p->state = PROC_ALIVE;
 	c = task_new(p, th, p->pid);
 	if (!c || proc_copy_state(p, t->p, flags) < 0) {
+		p->parent = NULL;	/* nobody to notify: it never ran */
 		proc_exit_group(p, SIGKILL);
 		proc_reap(p);
 		return -ENOMEM;
