@@ -297,6 +297,10 @@ int sig_pending_restart(struct task *t)
 	       (t->p->sh->act[sig].flags & SA_RESTART);
 }
 
+#define SYNCSIGS (SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | \
+		  SIGBIT(SIGTRAP) | SIGBIT(SIGFPE) | SIGBIT(SIGSYS))
+
+/* The next signal to deliver: faults first, as the kernel does. */
 static int sig_dequeue(struct task *t, struct ksiginfo *si)
 {
 	uint64_t set = deliverable(t);
@@ -305,6 +309,8 @@ static int sig_dequeue(struct task *t, struct ksiginfo *si)
 
 	if (!set)
 		return 0;
+	if (set & t->pending.set & SYNCSIGS)
+		set &= t->pending.set & SYNCSIGS;
 	sig = __builtin_ctzll(set) + 1;
 	q = (t->pending.set & SIGBIT(sig)) ? &t->pending
 					    : &t->p->shared_pending;
