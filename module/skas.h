@@ -90,6 +90,7 @@ struct skas_mem_req {
  * @run:        the run page (vmalloc_user(), mmapped by the runtime)
  * @ev:         the event recorded in atomic context (probes), copied to
  *              the run page by the guest when it parks
+ * @entry_ax:   regs->ax at a trapped syscall's entry (to check the skip)
  * @regs_in:    registers validated by SKAS_RUN, applied by the guest
  * @req:        the memory batch to run in state SKAS_T_OPS
  * @native_saved: the guest's registers during a native syscall
@@ -125,6 +126,7 @@ struct skas_thread {
 	struct task_struct *task;
 	struct skas_run *run;
 	struct skas_run ev;
+	unsigned long entry_ax;
 	struct skas_regs regs_in;
 	struct skas_mem_req *req;
 	struct pt_regs native_saved;

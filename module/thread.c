@@ -140,6 +140,7 @@ void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 		goto out;
 	memset(&t->ev, 0, sizeof(t->ev));
 	t->ev.exit_reason = SKAS_EXIT_SYSCALL;
+	t->entry_ax = regs->ax;
 	sc->nr = id;
 	if (in_ia32_syscall()) {
 		sc->abi = SKAS_ABI_IA32;
@@ -279,12 +280,13 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 		if (ev->exit_reason == SKAS_EXIT_FAULT)
 			skas_take_fault(ev);
 		/*
-		 * A skipped syscall leaves the entry code's -ENOSYS in ax.
-		 * Anything else means this kernel ran it despite orig_ax = -1:
-		 * kill the guest, and refuse new address spaces.
+		 * A skipped syscall leaves ax as the entry code set it (the
+		 * probe saw it).  Anything else means this kernel ran it
+		 * despite orig_ax = -1: kill the guest, refuse new address
+		 * spaces.
 		 */
 		if (ev->exit_reason == SKAS_EXIT_SYSCALL &&
-		    regs->ax != (unsigned long)-ENOSYS) {
+		    regs->ax != t->entry_ax) {
 			skas_skip_failed();
 			force_sig(SIGKILL);
 			return;
