@@ -11,6 +11,8 @@
  *          exit status is reported), else an interactive busybox shell
  *          as a guest under umlrun, then the VM's own shell; power off
  *          when it ends.
+ *   bench  load skas.ko, run bench/run-in-vm.sh (make bench) with its
+ *          output on the results port, unload, dump the kernel log.
  *
  * Results go to the second serial port (/dev/ttyS1), which the host reads:
  * TAP-ish lines, "# counts: pass=P fail=F skip=S" lines that the host adds
@@ -35,6 +37,7 @@
 #define MODULE_PATH	"/lib/modules/skas.ko"
 #define TREE		"/skas"
 #define UMLRUN		TREE "/guest-runtime/umlrun"
+#define BENCH		TREE "/bench/run-in-vm.sh"
 
 static FILE *results;
 
@@ -272,6 +275,21 @@ static void mode_demo(void)
 	}
 }
 
+/* Benchmarks print, never assert: only init's own steps are counted. */
+static void mode_bench(void)
+{
+	char *argv[] = { "/bin/sh", BENCH, NULL };
+	int err = step_insmod();
+
+	report(!err, "insmod skas.ko", err);
+	run(argv, fileno(results));
+	if (!err) {
+		err = step_rmmod();
+		report(!err, "rmmod skas after the benchmarks", err);
+	}
+	step_dmesg();
+}
+
 int main(void)
 {
 	const char *mode = getenv("skas_mode");
@@ -280,6 +298,8 @@ int main(void)
 	step_console();
 	if (mode && !strcmp(mode, "demo"))
 		mode_demo();
+	else if (mode && !strcmp(mode, "bench"))
+		mode_bench();
 	else
 		mode_check();
 	say("SKAS-DONE\n");
