@@ -3,10 +3,15 @@
 #
 # Boot one kernel under QEMU with the module and the tests, and judge it.
 #
-# Usage: vm-test.sh [-d] KVER [FILTER]
+# Usage: vm-test.sh [-d|-b] KVER [FILTER]
 #   KVER    6.1, 6.12 or debug
 #   FILTER  run only the lines of selftests/vm.list that contain it
 #   -d      demo mode instead (see qemu/demo.sh)
+#   -b      bench mode instead: bench/run-in-vm.sh, logs in build/vm/KVER-bench
+#           (see bench/vm-bench.sh)
+#
+# Environment, off by default: VM_ICOUNT=1 boots with -icount shift=0
+# (instruction-count time, for benchmarks); VM_APPEND adds kernel parameters.
 #
 # Builds the module for KVER (the user-space parts must be built: make user),
 # packs an initramfs (busybox, qemu/init, skas.ko, the test tree), boots with
@@ -21,13 +26,15 @@ top=$(dirname "$QEMU_DIR")
 
 mode=check
 [ "${1:-}" = -d ] && { mode=demo; shift; }
-kver=${1:?usage: vm-test.sh [-d] KVER [FILTER]}
+[ "${1:-}" = -b ] && { mode=bench; shift; }
+kver=${1:?usage: vm-test.sh [-d|-b] KVER [FILTER]}
 filter=${2:-}
 VM_TIMEOUT=${VM_TIMEOUT:-1500}
 VM_MEM=${VM_MEM:-2048}
 
 kernel_resolve "$kver" || exit 1
 out=$top/build/vm/$kver
+[ "$mode" = bench ] && out=$top/build/vm/$kver-bench
 # One VM per kernel at a time: runs share build/vm/KVER and build/kmod/KVER.
 mkdir -p "$top/build/vm"
 exec 8>"$top/build/vm/.$kver.lock"
@@ -48,7 +55,9 @@ printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 # The tree the tests run in: every executable and script under the
 # directories that hold tests and the runtime, without sources or objects.
-(cd "$top" && find selftests guest-runtime libuml -type f \
+tree_dirs="selftests guest-runtime libuml"
+[ "$mode" = bench ] && tree_dirs+=" bench"
+(cd "$top" && find $tree_dirs -type f \
 	! -name '*.[choa]' ! -name '*.cc' ! -name 'Makefile' ! -name '*.rst' ! -name '*.md' \
 	! -name '.*' 2>/dev/null | cpio -pdm --quiet "$root/skas")
 if [ "$mode" = demo ]; then
@@ -65,9 +74,11 @@ append="console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1"
 append+=" cryptomgr.notests skas_mode=$mode"
 [ -n "$filter" ] && append+=" skas_tests=$filter"
 [ "$mode" = demo ] && append+=" quiet"
+[ -n "${VM_APPEND:-}" ] && append+=" $VM_APPEND"
 qemu=(qemu-system-x86_64 -machine pc -cpu max -smp 2 -m "$VM_MEM" -no-reboot
       -no-user-config -nodefaults -display none -nic none
       -kernel "$KIMAGE" -initrd "$out/initramfs.gz" -append "$append")
+[ "${VM_ICOUNT:-0}" = 1 ] && qemu+=(-icount shift=0)
 if [ "$mode" = demo ] && [ -z "${DEMO_CMD:-}" ]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial "file:$out/results.log"
 fi
