@@ -103,6 +103,7 @@ static int exec_commit(struct task *t, int fd, const char *path,
 	free(p->exe);
 	p->exe = hostpath;
 	set_comm(p, path);
+	proc_set_cmdline(p, a->argv, a->argc);
 	if (p->fdt->refs > 1) {
 		struct fdtable *n = fdt_copy(p->fdt);
 
@@ -347,6 +348,7 @@ int proc_start_init(const char *path, int argc, char **argv, char **envp)
 	}
 	r = elf_load(t, fd, path, &ea);
 	close(fd);
+	proc_set_cmdline(t->p, ea.argv, ea.argc);
 	exec_args_free(&ea);
 	if (r < 0) {
 		warnx_("%s: cannot load: %s", path, strerror(-r));

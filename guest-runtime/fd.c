@@ -52,6 +52,7 @@ void file_put(struct file *f)
 {
 	if (f && --f->refs == 0) {
 		close(f->hostfd);
+		free(f->dirbuf);
 		io_activity = true;
 		free(f);
 	}
@@ -622,6 +623,10 @@ long sys_lseek(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
+	if (f->procdir && a[1] == 0 && a[2] == SEEK_SET) {
+		free(f->dirbuf);	/* rewinddir: list afresh */
+		f->dirbuf = NULL;
+	}
 	r = lseek(f->hostfd, a[1], a[2]);
 	return r < 0 ? -errno : r;
 }
@@ -635,6 +640,8 @@ long sys_getdents64(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
+	if (f->procdir)
+		return procfs_getdents(t, f, a[1], n);
 	r = syscall(SYS_getdents64, f->hostfd, buf, n);
 	if (r < 0)
 		return -errno;

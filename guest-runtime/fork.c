@@ -85,6 +85,13 @@ static int proc_copy_state(struct proc *p, struct proc *parent,
 	if (!p->mm || !p->fdt || !p->sh || p->cwdfd < 0 || !p->exe)
 		return -ENOMEM;
 	memcpy(p->comm, parent->comm, sizeof(p->comm));
+	if (parent->cmdline) {
+		p->cmdline = malloc(parent->cmdline_len + 1);
+		if (!p->cmdline)
+			return -ENOMEM;
+		memcpy(p->cmdline, parent->cmdline, parent->cmdline_len);
+		p->cmdline_len = parent->cmdline_len;
+	}
 	p->umask = parent->umask;
 	p->pgid = parent->pgid;
 	p->sid = parent->sid;

@@ -226,6 +226,30 @@ static int path_may_write(struct hpath *hp)
 	return -EROFS;
 }
 
+/* /proc/<guest pid>/stat and friends: a file made by procfs.c. */
+static long procfs_open_guest(struct task *t, uint64_t upath, int flags)
+{
+	char path[64];
+	struct file *f;
+	int fd;
+
+	if (strncpy_from_guest(t, path, upath, sizeof(path)) < 0)
+		return 0;
+	fd = procfs_open(t, path);
+	if (fd <= 0)
+		return fd;
+	if ((flags & O_ACCMODE) != O_RDONLY) {
+		close(fd);
+		return -EACCES;
+	}
+	f = file_new(fd, O_RDONLY);
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return fd_install(t, 0, f, flags & O_CLOEXEC);
+}
+
 /*
  * A named pipe is opened non-blocking, so that its open never blocks the
  * runtime: a reader then waits in read(), a writer retries the open.
@@ -245,6 +269,9 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 	bool fifo;
 	int r, fd;
 
+	r = procfs_open_guest(t, upath, flags);
+	if (r)
+		return r;
 	r = path_get(t, gdirfd, upath, &hp, !(flags & O_NOFOLLOW) &&
 		     (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL));
 	if (r < 0)
@@ -276,6 +303,7 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 		goto out;
 	}
 	f->fifo = f->hostnb = fifo;
+	f->procdir = root_is_slash && procfs_is_root(fd);
 	r = fd_install(t, 0, f, flags & O_CLOEXEC);
 out:
 	hpath_put(&hp);

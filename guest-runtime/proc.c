@@ -223,6 +223,7 @@ void proc_reap(struct proc *p)
 	nprocs--;
 	sighand_put(p->sh);
 	free(p->exe);
+	free(p->cmdline);
 	free(p);
 }
 
@@ -250,6 +251,7 @@ struct proc *proc_alloc(void)
 		return NULL;
 	}
 	p->pid = pid;
+	p->start_ns = now_ns();
 	p->cwdfd = -1;
 	p->exit_signal = SIGCHLD;
 	p->next = procs;

@@ -10,11 +10,16 @@
  * runtime's own /proc directory (a symlink could still lead there).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "umlrun.h"
@@ -190,4 +195,240 @@ bool procfs_is_runtime(int hostfd)
 	target[r] = 0;
 	n = snprintf(me, sizeof(me), "/proc/%d", getpid());
 	return strncmp(target, me, n) == 0 && (!target[n] || target[n] == '/');
+}
+
+/* ---- the guest's processes in /proc ---- */
+
+void proc_set_cmdline(struct proc *p, char **argv, int argc)
+{
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	free(p->cmdline);
+	p->cmdline = malloc(len + 1);
+	p->cmdline_len = p->cmdline ? len : 0;
+	for (i = 0, len = 0; p->cmdline && i < argc; i++) {
+		strcpy(p->cmdline + len, argv[i]);
+		len += strlen(argv[i]) + 1;
+	}
+}
+
+static char proc_state(struct proc *p)
+{
+	struct task *t;
+
+	if (p->state == PROC_ZOMBIE)
+		return 'Z';
+	if (p->stopped)
+		return 'T';
+	for (t = p->threads; t; t = t->next_in_proc)
+		if (t->state != TASK_BLOCKED)
+			return 'R';
+	return 'S';
+}
+
+/* /proc/<pid>/stat, with the fields busybox's ps and top read. */
+static int stat_text(struct proc *p, char *buf, size_t len)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long long vsize = 0, start = p->start_ns / (1000000000 / hz);
+	int i;
+
+	for (i = 0; p->mm && i < p->mm->n; i++)
+		vsize += p->mm->v[i].end - p->mm->v[i].start;
+	return snprintf(buf, len,
+			"%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 %d 0 "
+			"%llu %llu 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+			"0 0 0 0 0 0 0 0\n",
+			p->pid, p->comm, proc_state(p),
+			p->parent ? p->parent->pid : 0, p->pgid, p->sid,
+			p->nthreads ? p->nthreads : 1, start, vsize);
+}
+
+static int status_text(struct proc *p, char *buf, size_t len)
+{
+	return snprintf(buf, len,
+			"Name:\t%s\nState:\t%c\nTgid:\t%d\nPid:\t%d\n"
+			"PPid:\t%d\nUid:\t%d\t%d\t%d\t%d\n"
+			"Gid:\t%d\t%d\t%d\t%d\nThreads:\t%d\n",
+			p->comm, proc_state(p), p->pid, p->pid,
+			p->parent ? p->parent->pid : 0, getuid(), geteuid(),
+			geteuid(), geteuid(), getgid(), getegid(), getegid(),
+			getegid(), p->nthreads);
+}
+
+static int memfd_with(const char *data, size_t len)
+{
+	int fd = memfd_create("umlrun-proc", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, data, len) != (ssize_t)len) {
+		close(fd);
+		return -EIO;
+	}
+	lseek(fd, 0, SEEK_SET);
+	fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK |
+	      F_SEAL_SEAL);
+	return fd;
+}
+
+/*
+ * Files of /proc/<guest pid> that describe the guest process (its host
+ * task's would show the stub): a host fd with their text, or 0 when @path
+ * is not one of them.
+ */
+int procfs_open(struct task *t, const char *path)
+{
+	static const char *const files[] = { "stat", "status", "cmdline",
+					     "comm" };
+	char buf[1024];
+	const char *rest;
+	struct proc *p;
+	size_t i;
+	int err, n;
+
+	if (!root_is_slash || strncmp(path, "/proc/", 6) != 0)
+		return 0;
+	p = proc_named(t, path, &rest, &err);
+	if (!p || *rest != '/')
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		if (strcmp(rest + 1, files[i]) == 0)
+			break;
+	switch (i) {
+	case 0:
+		n = stat_text(p, buf, sizeof(buf));
+		break;
+	case 1:
+		n = status_text(p, buf, sizeof(buf));
+		break;
+	case 2:
+		return memfd_with(p->cmdline ? p->cmdline : "", p->cmdline_len);
+	case 3:
+		n = snprintf(buf, sizeof(buf), "%s\n", p->comm);
+		break;
+	default:
+		return 0;
+	}
+	return memfd_with(buf, n < (int)sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+bool procfs_is_root(int hostfd)
+{
+	char link[64], target[16];
+	ssize_t r;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", hostfd);
+	r = readlink(link, target, sizeof(target) - 1);
+	if (r < 0)
+		return false;
+	target[r] = 0;
+	return strcmp(target, "/proc") == 0;
+}
+
+static int dirent_add(char **buf, size_t *len, size_t *cap, const char *name,
+		      unsigned char type, uint64_t ino)
+{
+	size_t reclen = (offsetof(struct dirent64, d_name) + strlen(name) + 8) &
+			~7UL;
+	struct dirent64 *d;
+
+	if (*len + reclen > *cap) {
+		size_t ncap = (*cap + reclen) * 2;
+		char *n = realloc(*buf, ncap);
+
+		if (!n)
+			return -ENOMEM;
+		*buf = n;
+		*cap = ncap;
+	}
+	d = (struct dirent64 *)(*buf + *len);
+	memset(d, 0, reclen);
+	d->d_ino = ino;
+	d->d_off = *len + reclen;
+	d->d_reclen = reclen;
+	d->d_type = type;
+	strcpy(d->d_name, name);
+	*len += reclen;
+	return 0;
+}
+
+/* The lowest live guest pid above @after, 0 if none. */
+static int next_pid(int after)
+{
+	struct proc *p;
+	int best = 0;
+
+	for (p = procs; p; p = p->next)
+		if (p->state == PROC_ALIVE && p->pid > after &&
+		    (!best || p->pid < best))
+			best = p->pid;
+	return best;
+}
+
+/* The listing of /proc: the host's entries without its pids, plus ours. */
+static int procdir_build(struct file *f)
+{
+	char hbuf[32768], name[16], *buf = NULL;
+	size_t len = 0, cap = 0;
+	long n, off;
+	int pid;
+
+	lseek(f->hostfd, 0, SEEK_SET);
+	while ((n = syscall(SYS_getdents64, f->hostfd, hbuf, sizeof(hbuf))) > 0) {
+		for (off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(hbuf + off);
+
+			off += d->d_reclen;
+			if (d->d_name[0] >= '0' && d->d_name[0] <= '9')
+				continue;
+			if (dirent_add(&buf, &len, &cap, d->d_name, d->d_type,
+				       d->d_ino) < 0)
+				goto nomem;
+		}
+	}
+	/* Ascending pids, as the kernel lists them. */
+	for (pid = next_pid(0); pid; pid = next_pid(pid)) {
+		snprintf(name, sizeof(name), "%d", pid);
+		if (dirent_add(&buf, &len, &cap, name, DT_DIR, 0x1000 + pid) < 0)
+			goto nomem;
+	}
+	free(f->dirbuf);
+	f->dirbuf = buf;
+	f->dirlen = len;
+	f->dirpos = 0;
+	return 0;
+nomem:
+	free(buf);
+	return -ENOMEM;
+}
+
+/* getdents64 on the host's /proc, served from the guest's listing. */
+long procfs_getdents(struct task *t, struct file *f, uint64_t ubuf, size_t n)
+{
+	size_t start, end;
+	int r;
+
+	if (!f->dirbuf) {
+		r = procdir_build(f);
+		if (r < 0)
+			return r;
+	}
+	start = end = f->dirpos;
+	while (end < f->dirlen) {
+		struct dirent64 *d = (struct dirent64 *)(f->dirbuf + end);
+
+		if (end + d->d_reclen - start > n)
+			break;
+		end += d->d_reclen;
+	}
+	if (end == start && end < f->dirlen)
+		return -EINVAL;		/* buffer too small for one entry */
+	if (copy_to_guest(t, ubuf, f->dirbuf + start, end - start) < 0)
+		return -EFAULT;
+	f->dirpos = end;
+	return end - start;
 }

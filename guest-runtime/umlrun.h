@@ -59,6 +59,9 @@ struct file {
 	bool hostnb;		/* host fd is O_NONBLOCK (our own pipes) */
 	bool pollable;		/* fifo, socket or device: I/O may block */
 	bool fifo;		/* a named pipe, opened non-blocking on the host */
+	bool procdir;		/* the host's /proc: listed with guest pids */
+	char *dirbuf;		/* procdir: the listing being read */
+	size_t dirlen, dirpos;
 };
 
 struct fdent {
@@ -86,6 +89,10 @@ int fd_install(struct task *t, int minfd, struct file *f, bool cloexec);
 int procfs_rewrite(struct task *t, char *path, size_t len);
 bool procfs_is_runtime(int hostfd);
 struct proc *procfs_exe_proc(struct task *t, const char *path);
+int procfs_open(struct task *t, const char *path);
+bool procfs_is_root(int hostfd);
+long procfs_getdents(struct task *t, struct file *f, uint64_t ubuf, size_t n);
+void proc_set_cmdline(struct proc *p, char **argv, int argc);
 
 /* ---- memory map (mm.c) ------------------------------------------------- */
 
@@ -214,6 +221,9 @@ struct proc {
 	int cwdfd;		/* host O_PATH fd of the guest's cwd */
 	char *exe;		/* host path of the running program */
 	char comm[16];
+	char *cmdline;		/* argv, NUL-separated, for /proc/<pid>/cmdline */
+	size_t cmdline_len;
+	int64_t start_ns;	/* CLOCK_MONOTONIC at fork */
 	int umask;
 	int exit_signal;	/* sent to the parent at exit (SIGCHLD) */
 	int wstatus;		/* wait status once a zombie */

@@ -61,6 +61,7 @@ run_case "/dev/stdin, /proc/self/fd, /proc/self/exe" \
 	'echo x | cat /dev/stdin; echo y | cat /proc/self/fd/0; readlink /proc/self/exe; readlink /proc/$$/exe'
 run_case "#! scripts" 'printf "#!/bin/busybox sh\necho \"\$0 \$*\"\n" > s; chmod +x s; ./s a b; printf "#!/nonexistent\n" > t; chmod +x t; ./t; echo st=$?'
 run_case "df and mount (/proc/mounts)" 'df / > /dev/null; echo $?; mount | wc -l'
+run_case "/proc/self/cmdline, comm, status" 'cat /proc/self/cmdline | tr "\0" " "; echo; cat /proc/self/comm; grep Name /proc/self/status'
 run_case "cp chmod stat" 'cp fruit f2; chmod 600 f2; stat -c "%a %s" f2; cmp fruit f2 && echo same'
 
 # ---- the runtime itself ----
@@ -96,6 +97,9 @@ expect_grep "no runtime memory through a relative /proc path" \
 printf '#!/bin/busybox sh\necho "script $1"\n' > "$WORK/script"
 chmod +x "$WORK/script"
 expect_output "PROGRAM may be a #! script" "script arg" "$WORK/script" arg
+expect_output "ps lists the guest's own processes" \
+	"$(printf 'PID COMMAND\n 1 busybox\n 2 sleep\n 4 ps')" \
+	--rw $BB sh -c "sleep 3 & sleep 0.5; ps -o pid,comm > $WORK/ps.out; kill \$!; tr -s ' ' < $WORK/ps.out"
 expect_status "missing program: 127" 127 "$WORK/does-not-exist"
 printf 'just text\n' > "$WORK/notelf"
 chmod +x "$WORK/notelf"
