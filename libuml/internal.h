@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libuml internals: the objects behind the opaque handles of uml.h and the
- * table a backend fills in.  Only the ptrace backend exists so far; the
- * skas backend will add its own ops table (and its private fields below).
+ * table a backend fills in: ptrace (ptrace*.c) and skas (skas*.c), each
+ * with its private fields below.
  */
 #ifndef UML_INTERNAL_H
 #define UML_INTERNAL_H
 
 #include <sys/types.h>
 #include "uml.h"
+
+struct skas_run;
 
 struct uml_ops {
 	int (*aspace_create)(struct uml_host *host, struct uml_aspace **asp,
@@ -19,6 +21,13 @@ struct uml_ops {
 		      void *batch);
 	void *(*mem_batch_begin)(struct uml_aspace *as, int *err);
 	void (*mem_batch_end)(struct uml_aspace *as, void *batch);
+	/*
+	 * Optional, instead of the three above: a whole batch of validated
+	 * operations in one call.  Returns the number done (stopping at the
+	 * first failure, whose -errno goes to *err) or a -errno when none was.
+	 */
+	int (*mem_batch)(struct uml_aspace *as, const struct uml_mem_op *ops,
+			 unsigned int n, int *err);
 	int (*aspace_reset)(struct uml_aspace *as);
 	long (*mem_read)(struct uml_aspace *as, void *buf, uint64_t addr,
 			 size_t len);
@@ -41,6 +50,8 @@ struct uml_host {
 	const struct uml_ops *ops;
 	int stub_fd;			/* ptrace: memfd holding the stub ELF */
 	pid_t tracer;			/* ptrace: the thread that drives */
+	int dev_fd;			/* skas: /dev/skas */
+	unsigned int skas_clone:1;	/* skas: SKAS_CAP_CLONE */
 	struct uml_aspace *aspaces;	/* list, for uml_host_close() */
 };
 
@@ -52,6 +63,7 @@ struct uml_aspace {
 	unsigned int nthreads;
 	int sock;			/* ptrace: runtime end of the socketpair */
 	int memfd;			/* ptrace: /proc/PID/mem */
+	int fd;				/* skas: the address-space fd */
 };
 
 struct uml_thread {
@@ -66,9 +78,17 @@ struct uml_thread {
 	unsigned int dead:1;		/* UML_EXIT_EXITED reported */
 	unsigned int interrupted:1;	/* a signal was swallowed meanwhile */
 	unsigned int running:1;
+	int fd;				/* skas: the thread fd */
+	struct skas_run *run;		/* skas: its mmapped run page */
 };
 
 extern const struct uml_ops __uml_ptrace_ops;
+extern const struct uml_ops __uml_skas_ops;
+
+int __uml_ptrace_host_init(struct uml_host *host);
+int __uml_skas_host_init(struct uml_host *host);
+/* 0 if /dev/skas opens, speaks our API version and has what we need. */
+int __uml_skas_probe(void);
 
 /* Shared helpers (uml.c). */
 void __uml_aspace_link(struct uml_host *host, struct uml_aspace *as);
@@ -97,5 +117,26 @@ int __uml_pt_set_xstate(struct uml_thread *t, const void *buf, size_t len);
 int __uml_pt_thread_clone(struct uml_thread *parent, unsigned int flags,
 			  struct uml_thread **childp,
 			  struct uml_aspace **child_asp);
+
+/* skas backend internals shared between skas.c and skas_run.c. */
+struct uml_regs *__uml_skas_regs(struct uml_thread *t);
+/* SKAS_MEM_READ/WRITE without uml.c's limits (the helper pages). */
+long __uml_skas_mem_rw(struct uml_aspace *as, void *buf, uint64_t addr,
+		       size_t len, int write);
+void __uml_skas_thread_free(struct uml_thread *t);
+struct uml_thread *__uml_skas_thread_new(struct uml_aspace *as, int fd,
+					 pid_t pid);
+struct uml_aspace *__uml_skas_aspace_new(struct uml_host *host, int fd);
+int __uml_skas_thread_run(struct uml_thread *t, struct uml_exit *ex);
+int __uml_skas_thread_kick(struct uml_thread *t);
+int __uml_skas_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp);
+int __uml_skas_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp);
+long __uml_skas_get_xstate(struct uml_thread *t, void *buf, size_t len);
+int __uml_skas_set_xstate(struct uml_thread *t, const void *buf, size_t len);
+int __uml_skas_fpu_reset(struct uml_thread *t);
+int __uml_skas_helper_setup(struct uml_aspace *as);
+int __uml_skas_thread_clone(struct uml_thread *parent, unsigned int flags,
+			    struct uml_thread **childp,
+			    struct uml_aspace **child_asp);
 
 #endif

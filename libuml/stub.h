@@ -27,4 +27,17 @@
 /* The stub's end of the runtime's socketpair (file mappings). */
 #define STUB_SOCK_FD		3
 
+/* skas backend: the thread fd the stub attaches with, and the command. */
+#define STUB_SKAS_FD		3
+#define STUB_SKAS_ATTACH	0x4020b920	/* SKAS_ATTACH, checked in skas.c */
+/*
+ * skas backend: libuml's helper pages, mapped into every address space at
+ * STUB_BASE (at guest_top, where the ptrace stub lives): code that saves or
+ * loads the FPU state and traps back, and a data area for the image.
+ */
+#define SKAS_HELPER_CODE	STUB_BASE
+#define SKAS_HELPER_DATA	(STUB_BASE + 0x1000)
+#define SKAS_HELPER_DATA_SIZE	0x4000
+#define SKAS_HELPER_END		(SKAS_HELPER_DATA + SKAS_HELPER_DATA_SIZE)
+
 #endif

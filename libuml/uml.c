@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libuml: backend selection, object bookkeeping and argument checks shared
- * by every backend; the backends themselves live in ptrace*.c (and later
- * skas*.c).
+ * by every backend; the backends themselves live in ptrace*.c and skas*.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,7 +47,9 @@ const char *uml_strerror(int err)
 {
 	switch (err) {
 	case -ENOSYS:
-		return "not implemented by this libuml (the skas module backend is not built in yet)";
+		return "not implemented by this libuml";
+	case -EOPNOTSUPP:
+		return "not supported by this backend (the loaded skas.ko lacks the capability; see libuml/NOTES-module.md)";
 	case -EPROTO:
 		return "skas.ko API version does not match libuml";
 	case -ENOENT:
@@ -57,20 +58,6 @@ const char *uml_strerror(int err)
 		return "no permission to open /dev/skas";
 	}
 	return strerror(err < 0 ? -err : err);
-}
-
-/*
- * The module backend is not written yet: an explicit skas request fails
- * with -ENOENT/-EACCES when /dev/skas does not open, else -ENOSYS.
- */
-static int skas_probe(void)
-{
-	int fd = open("/dev/skas", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return -ENOSYS;
 }
 
 static int backend_choose(enum uml_backend *backend)
@@ -88,17 +75,16 @@ static int backend_choose(enum uml_backend *backend)
 	}
 	switch (*backend) {
 	case UML_BACKEND_AUTO:
-		*backend = skas_probe() ? UML_BACKEND_PTRACE : UML_BACKEND_SKAS;
+		*backend = __uml_skas_probe() ? UML_BACKEND_PTRACE :
+						UML_BACKEND_SKAS;
 		return 0;
 	case UML_BACKEND_SKAS:
-		return skas_probe();
+		return __uml_skas_probe();
 	case UML_BACKEND_PTRACE:
 		return 0;
 	}
 	return -EINVAL;
 }
-
-int __uml_ptrace_host_init(struct uml_host *host);
 
 int uml_host_open(struct uml_host **hostp, enum uml_backend backend)
 {
@@ -113,7 +99,11 @@ int uml_host_open(struct uml_host **hostp, enum uml_backend backend)
 		return -ENOMEM;
 	host->backend = backend;
 	host->stub_fd = -1;
-	ret = __uml_ptrace_host_init(host);
+	host->dev_fd = -1;
+	if (backend == UML_BACKEND_SKAS)
+		ret = __uml_skas_host_init(host);
+	else
+		ret = __uml_ptrace_host_init(host);
 	if (ret) {
 		free(host);
 		return ret;
@@ -130,6 +120,8 @@ void uml_host_close(struct uml_host *host)
 		uml_aspace_destroy(host->aspaces);
 	if (host->stub_fd >= 0)
 		close(host->stub_fd);
+	if (host->dev_fd >= 0)
+		close(host->dev_fd);
 	free(host);
 }
 
@@ -247,6 +239,36 @@ static int mem_op_check(const struct uml_aspace *as, const struct uml_mem_op *op
 	return -EINVAL;
 }
 
+/*
+ * For backends that take a whole batch: check the operations up to the
+ * first bad one, hand the good ones over, and report as if they had been
+ * applied one by one.
+ */
+static int mem_whole(struct uml_aspace *as, const struct uml_mem_op *ops,
+		     unsigned int n, int *err)
+{
+	unsigned int k;
+	int ret = 0, done = 0, e = 0;
+
+	for (k = 0; k < n; k++) {
+		ret = mem_op_check(as, &ops[k]);
+		if (ret)
+			break;
+	}
+	if (k) {
+		done = as->host->ops->mem_batch(as, ops, k, &e);
+		if (done < 0) {
+			ret = done;
+			done = 0;
+		} else if ((unsigned int)done < k) {
+			ret = e;
+		}
+	}
+	if (err)
+		*err = ret;
+	return done ? done : ret;
+}
+
 int uml_aspace_mem(struct uml_aspace *as, const struct uml_mem_op *ops,
 		   unsigned int n, int *err)
 {
@@ -262,6 +284,8 @@ int uml_aspace_mem(struct uml_aspace *as, const struct uml_mem_op *ops,
 	if (ret || !n)
 		goto out;
 	b = as->host->ops;
+	if (b->mem_batch)
+		return mem_whole(as, ops, n, err);
 	batch = b->mem_batch_begin(as, &ret);
 	if (!batch)
 		goto out;
@@ -385,7 +409,8 @@ long uml_mem_write(struct uml_aspace *as, uint64_t addr, const void *buf,
 
 struct uml_regs *uml_thread_regs(struct uml_thread *t)
 {
-	return &t->regs;
+	/* skas: the registers live in the thread's run page. */
+	return t->run ? __uml_skas_regs(t) : &t->regs;
 }
 
 int uml_thread_run(struct uml_thread *t, struct uml_exit *ex)
