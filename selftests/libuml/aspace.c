@@ -377,6 +377,7 @@ TEST_F(aspace, reset_needs_a_single_thread)
 {
 	struct uml_thread *t2;
 
+	UML_NEED_THREADS(variant->backend);
 	ASSERT_EQ(0, uml_thread_clone(self->t, UML_CLONE_THREAD, &t2, NULL));
 	EXPECT_EQ(-EBUSY, uml_aspace_reset(self->as));
 	uml_thread_destroy(t2);
@@ -417,6 +418,8 @@ TEST_F(aspace, no_fd_leaks_in_the_runtime)
 {
 	struct uml_aspace *cas;
 	struct uml_thread *c, *th;
+	int fork_ok = uml_can_fork(variant->backend);
+	int thread_ok = uml_can_thread(variant->backend);
 	int fds, fd, i;
 
 	uml_host_close(self->host);
@@ -430,10 +433,16 @@ TEST_F(aspace, no_fd_leaks_in_the_runtime)
 		ASSERT_EQ(0, uml_aspace_create(self->host, &self->as, &self->t));
 		ASSERT_EQ(0, uml_aspace_map(self->as, GUEST_DATA, PAGE, PROT_READ,
 					    UML_MAP_SHARED, fd, 0));
-		ASSERT_EQ(0, uml_thread_clone(self->t, 0, &c, &cas));
-		ASSERT_EQ(0, uml_thread_clone(self->t, UML_CLONE_THREAD, &th, NULL));
-		uml_thread_destroy(th);
-		uml_aspace_destroy(cas);
+		/* Clones where the backend has them (skas: see libuml_test.h). */
+		if (fork_ok) {
+			ASSERT_EQ(0, uml_thread_clone(self->t, 0, &c, &cas));
+			uml_aspace_destroy(cas);
+		}
+		if (thread_ok) {
+			ASSERT_EQ(0, uml_thread_clone(self->t, UML_CLONE_THREAD,
+						      &th, NULL));
+			uml_thread_destroy(th);
+		}
 		if (i)		/* once through uml_host_close() alone */
 			uml_aspace_destroy(self->as);
 		uml_host_close(self->host);
@@ -492,6 +501,53 @@ TEST(runtime_death_kills_guests)
 	ASSERT_TRUE(reaped_by_sigkill(rt));
 	/* Orphans come to us, the subreaper: each died of SIGKILL. */
 	for (i = 0; i < 3; i++)
+		EXPECT_TRUE(reaped_by_sigkill(pids[i]));
+}
+
+/*
+ * The same on skas: the module kills the guest tasks when the runtime's
+ * fds go, whatever killed the runtime.
+ */
+TEST(skas_runtime_death_kills_guests)
+{
+	struct uml_host *h;
+	struct uml_aspace *as[2], *cas;
+	struct uml_thread *t[2], *c;
+	int p[2], pids[3] = { 0, 0, 0 }, i, n = 2, r;
+	pid_t rt;
+
+	r = uml_host_open(&h, UML_BACKEND_SKAS);
+	if (r)
+		SKIP(return, "skas backend unavailable: %s", uml_strerror(r));
+	uml_host_close(h);
+	if (uml_can_fork(UML_BACKEND_SKAS))
+		n = 3;
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
+	ASSERT_EQ(0, pipe(p));
+	rt = fork();
+	ASSERT_GE(rt, 0);
+	if (!rt) {
+		if (uml_host_open(&h, UML_BACKEND_SKAS) ||
+		    uml_aspace_create(h, &as[0], &t[0]) ||
+		    uml_aspace_create(h, &as[1], &t[1]) ||
+		    (n == 3 && uml_thread_clone(t[0], 0, &c, &cas)))
+			_exit(1);
+		pids[0] = uml_thread_host_tid(t[0]);
+		pids[1] = uml_thread_host_tid(t[1]);
+		if (n == 3)
+			pids[2] = uml_thread_host_tid(c);
+		if (write(p[1], pids, sizeof(pids)) != sizeof(pids))
+			_exit(1);
+		pause();
+		_exit(1);
+	}
+	close(p[1]);
+	ASSERT_EQ(sizeof(pids), read(p[0], pids, sizeof(pids)));
+	for (i = 0; i < n; i++)
+		ASSERT_TRUE(pid_exists(pids[i]));
+	ASSERT_EQ(0, kill(rt, SIGKILL));
+	ASSERT_TRUE(reaped_by_sigkill(rt));
+	for (i = 0; i < n; i++)
 		EXPECT_TRUE(reaped_by_sigkill(pids[i]));
 }
 

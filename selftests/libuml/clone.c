@@ -53,6 +53,8 @@ TEST_F(clone, fork_is_a_cow_copy)
 	uint64_t v = 0xaaaa, w = 0;
 	int ppid = uml_thread_host_tid(self->t), cpid;
 
+	UML_NEED_FORK(variant->backend);
+
 	ASSERT_EQ(0, run_to_syscall(self->as, self->t, code_fork,
 				    sizeof(code_fork), &self->ex));
 	ASSERT_EQ(57, self->ex.syscall.nr);
@@ -111,6 +113,8 @@ TEST_F(clone, thread_shares_the_address_space)
 	uint64_t w = 0;
 	int cpid;
 
+	UML_NEED_THREADS(variant->backend);
+
 	ASSERT_EQ(0, run_to_syscall(self->as, self->t, code_thread,
 				    sizeof(code_thread), &self->ex));
 	ASSERT_EQ(56, self->ex.syscall.nr);
@@ -149,6 +153,8 @@ TEST_F(clone, aspace_survives_its_first_thread)
 	struct uml_thread *c;
 	uint64_t w;
 
+	UML_NEED_THREADS(variant->backend);
+
 	ASSERT_EQ(0, run_to_syscall(self->as, self->t, code_thread,
 				    sizeof(code_thread), &self->ex));
 	ASSERT_EQ(0, uml_thread_clone(self->t, UML_CLONE_THREAD, &c, NULL));
@@ -168,6 +174,8 @@ TEST_F(clone, killed_thread_is_skipped_by_mem_ops)
 	struct uml_thread *c;
 	uint64_t w;
 	int cpid;
+
+	UML_NEED_THREADS(variant->backend);
 
 	ASSERT_EQ(0, run_to_syscall(self->as, self->t, code_thread,
 				    sizeof(code_thread), &self->ex));
@@ -190,6 +198,9 @@ TEST_F(clone, fork_of_a_fork_and_mass_destroy)
 	struct uml_aspace *a[4];
 	struct uml_thread *t[5], *th;
 	int pids[6], i;
+
+	UML_NEED_FORK(variant->backend);
+	UML_NEED_THREADS(variant->backend);
 
 	ASSERT_EQ(0, run_to_syscall(self->as, self->t, code_fork,
 				    sizeof(code_fork), &self->ex));
@@ -221,6 +232,12 @@ TEST_F(clone, bad_clone_arguments)
 	EXPECT_EQ(-EINVAL, uml_thread_clone(self->t, 0x100, &c, &cas));
 	EXPECT_EQ(-EINVAL, uml_thread_clone(self->t, 0, &c, NULL));
 	EXPECT_EQ(-EINVAL, uml_thread_clone(self->t, 0, NULL, &cas));
+	/* What the loaded module cannot do is refused, not faked. */
+	if (!uml_can_fork(variant->backend))
+		EXPECT_EQ(-EOPNOTSUPP, uml_thread_clone(self->t, 0, &c, &cas));
+	if (!uml_can_thread(variant->backend))
+		EXPECT_EQ(-EOPNOTSUPP, uml_thread_clone(self->t, UML_CLONE_THREAD,
+							&c, NULL));
 	EXPECT_EQ(1, count_children());
 }
 

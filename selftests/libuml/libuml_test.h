@@ -15,12 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
+#include <linux/skas.h>
+
 #include "uml.h"
 #include "guest_code.h"
 
@@ -39,6 +42,75 @@
 	if (__r)							\
 		SKIP(return, "%s backend unavailable: %s",		\
 		     uml_backend_name(backend), uml_strerror(__r));	\
+} while (0)
+
+/* Does the loaded skas.ko report capability @cap?  0 when it cannot tell. */
+static inline int skas_has_cap(int cap)
+{
+	int fd = open("/dev/skas", O_RDWR | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return 0;
+	ret = ioctl(fd, SKAS_CHECK_EXTENSION, (unsigned long)cap) > 0;
+	close(fd);
+	return ret;
+}
+
+/*
+ * What the skas backend can do depends on the module: guest fork needs
+ * SKAS_CAP_CLONE, a second thread in one address space the capability
+ * requested in libuml/NOTES-module.md.  Both are checked with
+ * SKAS_CHECK_EXTENSION, so the tests run as soon as the module has them.
+ */
+static inline int uml_can_fork(enum uml_backend b)
+{
+	if (b != UML_BACKEND_SKAS)
+		return 1;
+#ifdef SKAS_CAP_CLONE
+	return skas_has_cap(SKAS_CAP_CLONE);
+#else
+	return 0;
+#endif
+}
+
+static inline int uml_can_thread(enum uml_backend b)
+{
+	if (b != UML_BACKEND_SKAS)
+		return 1;
+#ifdef SKAS_CAP_CLONE_THREAD
+	return skas_has_cap(SKAS_CAP_CLONE_THREAD);
+#else
+	return 0;
+#endif
+}
+
+#define UML_NEED_FORK(b) do {						\
+	if (!uml_can_fork(b))						\
+		SKIP(return, "skas.ko lacks guest fork (SKAS_CAP_CLONE)"); \
+} while (0)
+
+#define UML_NEED_THREADS(b) do {					\
+	if (!uml_can_thread(b))						\
+		SKIP(return, "skas.ko lacks guest threads in one address " \
+		     "space (SKAS_CAP_CLONE_THREAD)");			\
+} while (0)
+
+static inline int uml_can_interrupt_on_signal(enum uml_backend b)
+{
+	if (b != UML_BACKEND_SKAS)
+		return 1;
+#ifdef SKAS_CAP_SIGNAL_INTERRUPT
+	return skas_has_cap(SKAS_CAP_SIGNAL_INTERRUPT);
+#else
+	return 0;
+#endif
+}
+
+/* Outside signals reported as UML_EXIT_INTERRUPTED (uml_thread_run()). */
+#define UML_NEED_SIGNALS(b) do {					\
+	if (!uml_can_interrupt_on_signal(b))				\
+		SKIP(return, "skas.ko does not report outside signals as " \
+		     "INTERRUPTED (SKAS_CAP_SIGNAL_INTERRUPT)");	\
 } while (0)
 
 /* Map a fresh RX page at @addr holding @code (writes ignore PROT_WRITE). */

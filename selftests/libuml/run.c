@@ -519,6 +519,7 @@ TEST_F(run, killed_guest_is_exited_then_esrch)
 /* A stray non-fault signal from outside is an interruption, not a death. */
 TEST_F(run, outside_signal_is_interrupted)
 {
+	UML_NEED_SIGNALS(variant->backend);
 	ASSERT_EQ(0, start(self->as, self->r, code_write_exit,
 			   sizeof(code_write_exit)));
 	ASSERT_EQ(0, kill(uml_thread_host_tid(self->t), SIGTERM));
@@ -530,6 +531,37 @@ TEST_F(run, outside_signal_is_interrupted)
 	ASSERT_EQ(0, kill(uml_thread_host_tid(self->t), SIGSEGV));
 	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
 	EXPECT_EQ(UML_EXIT_INTERRUPTED, self->ex.reason);
+}
+
+/*
+ * Host signals from outside (a terminal's ^C or ^Z, a stray kill) neither
+ * kill nor stop a guest: at most they interrupt a run, and the guest goes
+ * on to its next syscall.
+ */
+TEST_F(run, outside_signals_never_kill_the_guest)
+{
+	/* 1: mov $39, %eax; syscall; jmp 1b */
+	static const unsigned char code[] = {
+		0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xeb, 0xf7,
+	};
+	static const int sigs[] = {
+		SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGTSTP, SIGTTOU, SIGPIPE,
+	};
+	int pid = uml_thread_host_tid(self->t), i, n;
+
+	ASSERT_EQ(0, start(self->as, self->r, code, sizeof(code)));
+	for (i = 0; i < (int)(sizeof(sigs) / sizeof(sigs[0])); i++) {
+		ASSERT_EQ(0, kill(pid, sigs[i]));
+		for (n = 0; n < 4; n++) {
+			ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+			if (self->ex.reason != UML_EXIT_INTERRUPTED)
+				break;
+		}
+		ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason)
+			TH_LOG("signal %d: event %u", sigs[i], self->ex.reason);
+		EXPECT_EQ(39, self->ex.syscall.nr);
+	}
+	EXPECT_TRUE(pid_exists(pid));
 }
 
 TEST_HARNESS_MAIN
