@@ -156,6 +156,24 @@ static void syscall_interrupted(struct task *t, const struct syscall_desc *d,
 	t->state = TASK_RUNNABLE;
 }
 
+/*
+ * A blocked syscall and a pending signal: true if the syscall ends here
+ * (interrupted: handler or death ahead) or waits for its process to be
+ * continued (a stop); false if it goes on waiting.
+ */
+static bool signal_stops_syscall(struct task *t, const struct syscall_desc *d,
+				 struct uml_regs *r)
+{
+	if (t->w.vfork || !sig_pending_for(t))
+		return false;
+	if (sig_wants_interrupt(t)) {
+		syscall_interrupted(t, d, r);
+		return true;
+	}
+	sig_take_stops(t);
+	return t->p->stopped;	/* called again once continued */
+}
+
 static void syscall_account(unsigned long nr, const struct timespec *t0)
 {
 	struct timespec t1;
@@ -185,15 +203,8 @@ void syscall_handle(struct task *t)
 	struct timespec t0;
 	long ret;
 
-	if (t->sys_again && !t->w.vfork && sig_pending_for(t)) {
-		if (sig_wants_interrupt(t)) {
-			syscall_interrupted(t, d, r);
-			return;
-		}
-		sig_take_stops(t);
-		if (t->p->stopped)
-			return;		/* called again once continued */
-	}
+	if (t->sys_again && signal_stops_syscall(t, d, r))
+		return;
 	if (t->sys_again) {
 		/* Called again after a wake-up: it says anew what it waits for. */
 		t->w.nfds = 0;
@@ -218,15 +229,8 @@ void syscall_handle(struct task *t)
 	}
 	if (ret == SYS_BLOCK) {
 		t->sys_again = true;
-		if (!t->w.vfork && sig_pending_for(t)) {
-			if (sig_wants_interrupt(t)) {
-				syscall_interrupted(t, d, r);
-				return;
-			}
-			sig_take_stops(t);
-			if (t->p->stopped)
-				return;	/* called again once continued */
-		}
+		if (signal_stops_syscall(t, d, r))
+			return;
 		t->state = TASK_BLOCKED;
 		return;
 	}
