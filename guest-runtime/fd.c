@@ -607,6 +607,11 @@ long sys_ioctl(struct task *t, const uint64_t *a)
 			return -EFAULT;
 		f->flags = v ? f->flags | O_NONBLOCK : f->flags & ~O_NONBLOCK;
 		return 0;
+	case TCSBRK:
+	case TCFLSH:
+	case TCXONC:
+		/* Integer arguments: tcdrain, tcflush, tcflow. */
+		return ioctl(f->hostfd, cmd, (int)a[2]) < 0 ? -errno : 0;
 	case FIOCLEX:
 	case FIONCLEX:
 		t->p->fdt->ent[a[0]].cloexec = cmd == FIOCLEX;
