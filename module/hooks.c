@@ -102,7 +102,12 @@ static void skas_probe_process_fork(void *data, struct task_struct *parent,
 	rcu_read_unlock();
 }
 
-static bool skas_sig_synchronous(int sig, struct kernel_siginfo *info)
+/*
+ * A fault signal a guest task raises for itself can only come from the
+ * kernel (a guest makes no syscalls): force_sig_fault() with details, or
+ * force_sig() with SEND_SIG_PRIV (#GP, #SS, bad iret...).
+ */
+static bool skas_sig_synchronous(int sig)
 {
 	switch (sig) {
 	case SIGSEGV:
@@ -110,9 +115,7 @@ static bool skas_sig_synchronous(int sig, struct kernel_siginfo *info)
 	case SIGILL:
 	case SIGFPE:
 	case SIGTRAP:
-		/* Raised by the kernel for this task itself (a fault). */
-		return info != SEND_SIG_NOINFO && info != SEND_SIG_PRIV &&
-		       info->si_code > 0;
+		return true;
 	default:
 		return false;
 	}
@@ -125,7 +128,7 @@ static void skas_probe_signal_generate(void *data, int sig,
 {
 	struct skas_thread *t;
 
-	if (task != current || !skas_sig_synchronous(sig, info))
+	if (task != current || !skas_sig_synchronous(sig))
 		return;
 	rcu_read_lock();
 	t = skas_task_lookup(task);

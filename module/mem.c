@@ -34,10 +34,10 @@ bool skas_keep_vma(struct vm_area_struct *vma, unsigned long vdso)
 	       vma->vm_end <= vdso && vdso - vma->vm_end < SZ_64K;
 }
 
-/* Does [addr, end) touch a kept mapping of current->mm? */
-static bool skas_range_reserved(unsigned long addr, unsigned long end)
+/* Does [addr, end) touch a kept mapping of @mm? */
+static bool skas_range_reserved_mm(struct mm_struct *mm, unsigned long addr,
+				   unsigned long end)
 {
-	struct mm_struct *mm = current->mm;
 	unsigned long vdso = (unsigned long)mm->context.vdso;
 	struct vm_area_struct *vma;
 	bool ret = false;
@@ -51,6 +51,28 @@ static bool skas_range_reserved(unsigned long addr, unsigned long end)
 		}
 	}
 	mmap_read_unlock(mm);
+	return ret;
+}
+
+static bool skas_range_reserved(unsigned long addr, unsigned long end)
+{
+	return skas_range_reserved_mm(current->mm, addr, end);
+}
+
+/*
+ * The runtime may not write the vDSO (FOLL_FORCE would make a private
+ * copy): native syscalls run an instruction of it.
+ */
+static bool skas_task_range_reserved(struct task_struct *task,
+				     unsigned long addr, unsigned long len)
+{
+	struct mm_struct *mm = get_task_mm(task);
+	bool ret = false;
+
+	if (mm) {
+		ret = skas_range_reserved_mm(mm, addr, addr + len);
+		mmput(mm);
+	}
 	return ret;
 }
 
@@ -286,8 +308,9 @@ long skas_aspace_reset(struct skas_aspace *as)
  * @write: copy into the guest.
  *
  * Return: bytes copied (short when the guest range is not all mapped), or
- * -EFAULT (nothing copied, or a bad runtime buffer), -EINVAL, -ENOENT (no
- * thread attached), -ENOMEM, -EINTR.
+ * -EFAULT (nothing copied, or a bad runtime buffer), -EINVAL (bad
+ * arguments, or a write touching the vDSO), -ENOENT (no thread attached),
+ * -ENOMEM, -EINTR.
  */
 long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write)
 {
@@ -309,6 +332,10 @@ long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write)
 	task = skas_aspace_task(as);
 	if (!task)
 		return -ENOENT;
+	if (write && skas_task_range_reserved(task, args.addr, args.len)) {
+		put_task_struct(task);
+		return -EINVAL;
+	}
 	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!buf) {
 		put_task_struct(task);

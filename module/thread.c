@@ -341,7 +341,14 @@ int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args)
 	regs->r8 = args[4];
 	regs->r9 = args[5];
 	regs->orig_ax = -1;
-	regs->flags &= ~X86_EFLAGS_TF;
+	/*
+	 * Sane state for the one instruction: the guest's eflags could
+	 * single-step it, and a non-canonical rsp makes the return to user
+	 * mode fault (IRET #GP), which would be a signal in the middle of
+	 * the batch.  All restored by skas_native_done().
+	 */
+	regs->flags = X86_EFLAGS_IF | X86_EFLAGS_FIXED;
+	regs->sp = 0;
 	spin_lock_irqsave(&t->lock, flags);
 	t->native_nr = nr;
 	t->native_ip = insn + 2;

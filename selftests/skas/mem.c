@@ -183,6 +183,8 @@ TEST_F(guest, batch_stops_at_first_failure)
 	char elf[4];
 	EXPECT_EQ(4, skas_rw(self->g.as, false, vdso, elf, 4));
 	EXPECT_EQ(0, memcmp(elf, "\177ELF", 4));
+	/* So is writing it: the module runs an instruction of it. */
+	EXPECT_EQ(-EINVAL, skas_rw(self->g.as, true, vdso, elf, 4));
 	/* Unmapping it is refused too. */
 	EXPECT_EQ(-EINVAL, skas_mem1(self->g.as, SKAS_MEM_UNMAP, vdso, 4096,
 				     0, 0, -1, 0));

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -98,6 +99,39 @@ TEST_F(guest, sysenter_is_not_executed)
 			    run->exit.fault.signo == SIGSEGV);
 	}
 	EXPECT_EQ(0, waitpid(self->g.pid, NULL, WNOHANG));
+}
+
+/*
+ * Faults the kernel raises with force_sig() and no details (#GP here, from
+ * a non-canonical stack pointer) are FAULT events too, not deaths.
+ */
+TEST_F(guest, general_protection_is_a_fault_event)
+{
+	static const unsigned char code[] = { 0x50, 0x0f, 0x0b };	/* push */
+	struct skas_run *run = self->g.run;
+	FILE *f;
+
+	/* Keep "traps: ... general protection" out of the kernel log. */
+	f = fopen("/proc/sys/debug/exception-trace", "w");
+	if (f) {
+		fputs("0", f);
+		fclose(f);
+	}
+	ASSERT_EQ(0, load_code(&self->g, code, sizeof(code)));
+	run->regs.rsp = 0x8000000000000000ULL;
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
+	EXPECT_TRUE(run->exit.fault.signo == SIGSEGV ||
+		    run->exit.fault.signo == SIGBUS);
+	EXPECT_EQ(0, waitpid(self->g.pid, NULL, WNOHANG));
+	f = fopen("/proc/sys/debug/exception-trace", "w");
+	if (f) {
+		fputs("1", f);
+		fclose(f);
+	}
+	/* It lives on. */
+	skas_regs_at(&self->g, CODE + 1);
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
+	EXPECT_EQ(SIGILL, run->exit.fault.signo);
 }
 
 /* A syscall loop: every iteration comes back. */
