@@ -185,10 +185,37 @@ int mm_map(struct task *t, uint64_t addr, uint64_t len, uint32_t prot,
 
 /* ---- guest memory access ---- */
 
+/*
+ * Is [addr, addr + len) mapped with @prot all along?  libuml's accessors
+ * ignore the guest's protections (like ptrace); a syscall must not: the
+ * kernel's copy_to_user() fails on a read-only page.
+ */
+static bool access_ok(const struct mm *mm, uint64_t addr, size_t len,
+		      uint32_t prot)
+{
+	uint64_t end = addr + len;
+	int i;
+
+	if (end < addr)
+		return false;
+	for (i = 0; i < mm->n && addr < end; i++) {
+		const struct vma *v = &mm->v[i];
+
+		if (v->end <= addr)
+			continue;
+		if (v->start > addr || (v->prot & prot) != prot)
+			return false;
+		addr = v->end;
+	}
+	return addr >= end;
+}
+
 int copy_from_guest(struct task *t, void *dst, uint64_t src, size_t len)
 {
 	if (!len)
 		return 0;
+	if (!access_ok(t->p->mm, src, len, PROT_READ))
+		return -EFAULT;
 	return uml_mem_read(t->p->as, dst, src, len) == (long)len ? 0 : -EFAULT;
 }
 
@@ -196,6 +223,8 @@ int copy_to_guest(struct task *t, uint64_t dst, const void *src, size_t len)
 {
 	if (!len)
 		return 0;
+	if (!access_ok(t->p->mm, dst, len, PROT_WRITE))
+		return -EFAULT;
 	return uml_mem_write(t->p->as, dst, src, len) == (long)len ? 0 : -EFAULT;
 }
 
@@ -211,6 +240,8 @@ int strncpy_from_guest(struct task *t, char *dst, uint64_t src, size_t max)
 
 		if (chunk > max - done)
 			chunk = max - done;
+		if (!access_ok(t->p->mm, src + done, chunk, PROT_READ))
+			return -EFAULT;
 		n = uml_mem_read(t->p->as, dst + done, src + done, chunk);
 		if (n <= 0)
 			return -EFAULT;

@@ -68,6 +68,7 @@ run_case "cp chmod stat" 'cp fruit f2; chmod 600 f2; stat -c "%a %s" f2; cmp fru
 expect_status "segfault: exit 139" 139 "$TESTBIN/segv"
 expect_output "SIGSEGV handler recovers" "recovered" "$TESTBIN/segv" handle
 expect_output "SIGSEGV handler on a sigaltstack" "recovered" "$TESTBIN/segv" altstack
+expect_output "EFAULT for read-only and inaccessible buffers" "efault ok" "$TESTBIN/segv" efault
 expect_output "static-pie: SIGSEGV handler recovers" "recovered" "$TESTBIN/segv-pie" handle
 expect_output "PROGRAM is looked up in PATH" "found" busybox echo found
 expect_output "fork bomb is bounded" "bounded" --max-procs=32 "$TESTBIN/forkbomb"

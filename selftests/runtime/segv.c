@@ -4,12 +4,17 @@
  * "segv handle": catch the SIGSEGV, check the siginfo and the frame, map
  * the page from the handler and return to retry the access.
  * "segv altstack": the same on a sigaltstack (SA_ONSTACK).
+ * "segv efault": syscalls given read-only or inaccessible buffers fail with
+ * EFAULT, as copy_to_user()/copy_from_user() do, instead of faulting or
+ * writing through the protection.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -34,10 +39,32 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 		_exit(3);
 }
 
+static int efault(void)
+{
+	static const char rodata[4096] __attribute__((aligned(4096))) = "ro";
+	char *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	if (none == MAP_FAILED)
+		return 20;
+	if (getrandom((void *)rodata, 8, 0) != -1 || errno != EFAULT)
+		return 21;
+	if (rodata[0] != 'r' || rodata[2] != 0)
+		return 22;
+	if (write(1, none, 1) != -1 || errno != EFAULT)
+		return 23;
+	if (getrandom(none, 8, 0) != -1 || errno != EFAULT)
+		return 24;
+	puts("efault ok");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
 
+	if (argc > 1 && strcmp(argv[1], "efault") == 0)
+		return efault();
 	page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (page == MAP_FAILED)
 		return 4;
