@@ -69,6 +69,9 @@ expect_status "segfault: exit 139" 139 "$TESTBIN/segv"
 expect_output "SIGSEGV handler recovers" "recovered" "$TESTBIN/segv" handle
 expect_output "SIGSEGV handler on a sigaltstack" "recovered" "$TESTBIN/segv" altstack
 expect_output "EFAULT for read-only and inaccessible buffers" "efault ok" "$TESTBIN/segv" efault
+# Read-only (no --rw), so random paths cannot change host files.
+expect_output "random syscalls (seed 1) leave the runtime standing" "fuzz done" "$TESTBIN/fuzz" 1 20000
+expect_output "random syscalls (seed 2) leave the runtime standing" "fuzz done" "$TESTBIN/fuzz" 2 20000
 expect_output "static-pie: SIGSEGV handler recovers" "recovered" "$TESTBIN/segv-pie" handle
 expect_output "PROGRAM is looked up in PATH" "found" busybox echo found
 expect_output "fork bomb is bounded" "bounded" --max-procs=32 "$TESTBIN/forkbomb"
