@@ -52,6 +52,7 @@ struct uml_host {
 	pid_t tracer;			/* ptrace: the thread that drives */
 	int dev_fd;			/* skas: /dev/skas */
 	unsigned int skas_clone:1;	/* skas: SKAS_CAP_CLONE */
+	unsigned int skas_clone_thread:1; /* skas: SKAS_CAP_CLONE_THREAD */
 	struct uml_aspace *aspaces;	/* list, for uml_host_close() */
 };
 

@@ -129,6 +129,9 @@ int __uml_skas_host_init(struct uml_host *host)
 #ifdef SKAS_CAP_CLONE
 	host->skas_clone = has_cap(dev, SKAS_CAP_CLONE);
 #endif
+#if defined(SKAS_CAP_CLONE_THREAD) && defined(SKAS_CLONE_THREAD)
+	host->skas_clone_thread = has_cap(dev, SKAS_CAP_CLONE_THREAD);
+#endif
 	host->ops = &__uml_skas_ops;
 	return 0;
 }
@@ -164,14 +167,16 @@ struct uml_thread *__uml_skas_thread_new(struct uml_aspace *as, int fd,
 		goto fail;
 	t->fd = fd;
 	t->pid = pid;
+	/* -1 for a task that is no thread-group leader (6.1 has no
+	 * PIDFD_THREAD): closing its thread fd is what kills it then. */
 	t->pidfd = syscall(SYS_pidfd_open, pid, 0);
-	if (t->pidfd < 0)
-		goto fail;
-	fcntl(t->pidfd, F_SETFD, FD_CLOEXEC);
+	if (t->pidfd >= 0)
+		fcntl(t->pidfd, F_SETFD, FD_CLOEXEC);
 	run = mmap(NULL, SKAS_RUN_PAGE_SIZE, PROT_READ | PROT_WRITE,
 		   MAP_SHARED, fd, 0);
 	if (run == MAP_FAILED) {
-		close(t->pidfd);
+		if (t->pidfd >= 0)
+			close(t->pidfd);
 		goto fail;
 	}
 	t->run = run;
@@ -196,14 +201,16 @@ static int reap(pid_t pid)
 /* Kill and reap the thread's host task (if still there), free it. */
 void __uml_skas_thread_free(struct uml_thread *t)
 {
-	if (t->pid) {
+	if (t->pid && t->pidfd >= 0)
 		syscall(SYS_pidfd_send_signal, t->pidfd, SIGKILL, NULL, 0);
-		reap(t->pid);
+	munmap(t->run, SKAS_RUN_PAGE_SIZE);
+	close(t->fd);		/* the module kills the task, if still there */
+	if (t->pid) {
+		reap(t->pid);	/* ECHILD at once for a non-child */
 		t->pid = 0;
 	}
-	munmap(t->run, SKAS_RUN_PAGE_SIZE);
-	close(t->fd);
-	close(t->pidfd);
+	if (t->pidfd >= 0)
+		close(t->pidfd);
 	__uml_thread_unlink(t);
 	free(t);
 }

@@ -376,37 +376,47 @@ int __uml_skas_fpu_reset(struct uml_thread *t)
 /* ---- clone ------------------------------------------------------------ */
 
 #ifdef SKAS_CAP_CLONE
-/* Guest fork: SKAS_CLONE forks the host task in the guest's context. */
-static int skas_fork(struct uml_thread *parent, struct uml_thread **childp,
-		     struct uml_aspace **child_asp)
+/*
+ * SKAS_CLONE: a native clone of the guest task in its own context; a fork
+ * gets a new address space, a thread (SKAS_CLONE_THREAD) shares @parent's.
+ */
+static int skas_clone(struct uml_thread *parent, unsigned int flags,
+		      struct uml_thread **childp, struct uml_aspace **child_asp)
 {
-	struct uml_aspace *as = parent->as, *cas;
+	struct uml_aspace *as = parent->as, *cas = as;
 	struct skas_clone c;
 	struct uml_thread *ct;
 
 	memset(&c, 0, sizeof(c));
 	c.size = sizeof(c);
+#ifdef SKAS_CLONE_THREAD
+	if (flags & UML_CLONE_THREAD)
+		c.flags = SKAS_CLONE_THREAD;
+#endif
 	if (ioctl(parent->fd, SKAS_CLONE, &c))
 		return errno == ENOENT ? -ESRCH : -errno;
-	cas = __uml_skas_aspace_new(as->host, c.aspace_fd);
-	if (!cas) {
-		close(c.aspace_fd);
-		close(c.thread_fd);	/* kills the child */
-		waitpid(c.host_tid, NULL, __WALL);
-		return -ENOMEM;
+	if (!(flags & UML_CLONE_THREAD)) {
+		cas = __uml_skas_aspace_new(as->host, c.aspace_fd);
+		if (!cas) {
+			close(c.aspace_fd);
+			close(c.thread_fd);	/* kills the child */
+			waitpid(c.host_tid, NULL, __WALL);
+			return -ENOMEM;
+		}
+		cas->info = as->info;
 	}
-	cas->info = as->info;
 	ct = __uml_skas_thread_new(cas, c.thread_fd, c.host_tid);
 	if (!ct) {
-		kill(c.host_tid, SIGKILL);
+		/* The thread fd is closed: the module kills the child. */
 		waitpid(c.host_tid, NULL, __WALL);
-		uml_aspace_destroy(cas);
+		if (cas != as)
+			uml_aspace_destroy(cas);
 		return -ENOMEM;
 	}
 	*__uml_skas_regs(ct) = *__uml_skas_regs(parent);
-	ct->interrupted = 0;
 	*childp = ct;
-	*child_asp = cas;
+	if (child_asp)
+		*child_asp = cas == as ? NULL : cas;
 	return 0;
 }
 #endif
@@ -415,17 +425,18 @@ int __uml_skas_thread_clone(struct uml_thread *parent, unsigned int flags,
 			    struct uml_thread **childp,
 			    struct uml_aspace **child_asp)
 {
+	const struct uml_host *host = parent->as->host;
+
 	if (parent->dead || parent->exit_pending || !parent->pid)
 		return -ESRCH;
-	/* A second thread in one address space: not in skas.ko yet. */
-	if (flags & UML_CLONE_THREAD)
+	if ((flags & UML_CLONE_THREAD) ? !host->skas_clone_thread :
+					 !host->skas_clone)
 		return -EOPNOTSUPP;
 #ifdef SKAS_CAP_CLONE
-	if (parent->as->host->skas_clone)
-		return skas_fork(parent, childp, child_asp);
+	return skas_clone(parent, flags, childp, child_asp);
 #else
 	(void)childp;
 	(void)child_asp;
-#endif
 	return -EOPNOTSUPP;
+#endif
 }
