@@ -44,7 +44,7 @@ static int skas_aspace_release(struct inode *inode, struct file *file)
 
 	mutex_lock(&as->lock);
 	list_for_each_entry(t, &as->threads, node)
-		skas_thread_kill(t);
+		skas_thread_kill(t, true);
 	mutex_unlock(&as->lock);
 	skas_aspace_put(as);
 	return 0;

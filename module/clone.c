@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SKAS_CLONE: guest fork as a native clone of the guest task.
+ * SKAS_CLONE: guest fork and guest threads, as a native clone of the guest
+ * task.
  *
- * The parent guest task makes a real clone(CLONE_PARENT | SIGCHLD) through
- * the native-syscall primitive, so the host does the copy-on-write and the
- * child's parent is the runtime (which reaps it).  The sched_process_fork
+ * The parent guest task makes a real clone() through the native-syscall
+ * primitive: CLONE_PARENT | SIGCHLD for a fork, so the host does the
+ * copy-on-write and the child's parent is the runtime (which reaps it);
+ * CLONE_VM | CLONE_THREAD | ... for a thread in the same address space.  The sched_process_fork
  * probe fires before wake_up_new_task(): it binds the child to a thread
  * object prepared by SKAS_CLONE and queues its stop_work, so the child
  * parks before it runs a single user instruction.
@@ -62,39 +64,49 @@ void skas_thread_forked(struct skas_thread *t, struct task_struct *child)
 static long skas_clone_install(struct skas_thread *c, struct skas_clone *args,
 			       void __user *uarg)
 {
+	bool fork = !(args->flags & SKAS_CLONE_THREAD);
 	struct file *tfile, *afile;
 	int tfd, afd;
 	long ret;
 
+	afd = -1;
+	afile = NULL;
 	tfd = get_unused_fd_flags(O_CLOEXEC);
-	afd = get_unused_fd_flags(O_CLOEXEC);
-	if (tfd < 0 || afd < 0) {
+	if (fork)
+		afd = get_unused_fd_flags(O_CLOEXEC);
+	if (tfd < 0 || (fork && afd < 0)) {
 		ret = tfd < 0 ? tfd : afd;
 		goto err_fds;
 	}
-	afile = skas_aspace_file(c->as);
-	if (IS_ERR(afile)) {
-		ret = PTR_ERR(afile);
-		goto err_fds;
+	if (fork) {
+		afile = skas_aspace_file(c->as);
+		if (IS_ERR(afile)) {
+			ret = PTR_ERR(afile);
+			goto err_fds;
+		}
+		skas_aspace_get(c->as);	/* afile's; ours goes with c */
 	}
-	skas_aspace_get(c->as);		/* afile's; ours goes with c */
 	tfile = skas_thread_file(c);
 	if (IS_ERR(tfile)) {
 		ret = PTR_ERR(tfile);
-		fput(afile);
+		if (afile)
+			fput(afile);
 		goto err_fds;
 	}
 	args->thread_fd = tfd;
 	args->aspace_fd = afd;
 	if (copy_to_user(uarg, args, sizeof(*args))) {
 		fput(tfile);	/* kills the child */
-		fput(afile);
+		if (afile)
+			fput(afile);
 		put_unused_fd(tfd);
-		put_unused_fd(afd);
+		if (afd >= 0)
+			put_unused_fd(afd);
 		return -EFAULT;
 	}
 	fd_install(tfd, tfile);
-	fd_install(afd, afile);
+	if (afile)
+		fd_install(afd, afile);
 	return 0;
 
 err_fds:
@@ -102,13 +114,14 @@ err_fds:
 		put_unused_fd(tfd);
 	if (afd >= 0)
 		put_unused_fd(afd);
-	skas_thread_kill(c);
+	skas_thread_kill(c, false);
 	skas_thread_put(c);
 	return ret;
 }
 
 /**
- * skas_thread_clone() - SKAS_CLONE: fork a stopped guest thread.
+ * skas_thread_clone() - SKAS_CLONE: fork a stopped guest thread, or start
+ * a new thread in its address space.
  * @t:    the parent thread.
  * @uarg: user pointer to a struct skas_clone.
  *
@@ -121,8 +134,7 @@ err_fds:
  */
 long skas_thread_clone(struct skas_thread *t, void __user *uarg)
 {
-	struct skas_mem_op op = { .op = SKAS_OP_CLONE,
-				  .flags = CLONE_PARENT | SIGCHLD };
+	struct skas_mem_op op = { .op = SKAS_OP_CLONE };
 	struct skas_mem_req req = { .ops = &op, .count = 1 };
 	struct file *nofile = NULL;
 	struct skas_aspace *as;
@@ -133,9 +145,18 @@ long skas_thread_clone(struct skas_thread *t, void __user *uarg)
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.size != sizeof(args) || args.flags || args.pad ||
-	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
+	if (args.size != sizeof(args) || (args.flags & ~SKAS_CLONE_THREAD) ||
+	    args.pad || !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
 		return -EINVAL;
+	/*
+	 * fork: the runtime (the stub's parent) becomes the child's parent.
+	 * thread: a new task in the guest's thread group, sharing its mm.
+	 */
+	if (args.flags & SKAS_CLONE_THREAD)
+		op.flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+			   CLONE_THREAD | CLONE_SYSVSEM;
+	else
+		op.flags = CLONE_PARENT | SIGCHLD;
 	if (!uid_eq(current_euid(), t->as->owner))
 		return -EPERM;
 	if (!READ_ONCE(t->attached))
@@ -143,10 +164,15 @@ long skas_thread_clone(struct skas_thread *t, void __user *uarg)
 	if (!mutex_trylock(&t->run_lock))
 		return -EBUSY;
 
-	as = skas_aspace_new(t->as->owner);
-	if (IS_ERR(as)) {
-		ret = PTR_ERR(as);
-		goto out_unlock;
+	if (args.flags & SKAS_CLONE_THREAD) {
+		as = t->as;
+		skas_aspace_get(as);
+	} else {
+		as = skas_aspace_new(t->as->owner);
+		if (IS_ERR(as)) {
+			ret = PTR_ERR(as);
+			goto out_unlock;
+		}
 	}
 	c = skas_thread_new(as);
 	skas_aspace_put(as);		/* c holds it now */
@@ -174,7 +200,7 @@ long skas_thread_clone(struct skas_thread *t, void __user *uarg)
 		req.error = -ESRCH;
 	if (req.error) {
 		/* If the fork happened after all (parent killed), kill it. */
-		skas_thread_kill(c);
+		skas_thread_kill(c, false);
 		skas_thread_put(c);
 		return req.error;
 	}

@@ -70,6 +70,7 @@ static long skas_check_extension(unsigned long cap)
 	case SKAS_CAP_MEM:
 	case SKAS_CAP_CLONE:
 	case SKAS_CAP_RESET:
+	case SKAS_CAP_CLONE_THREAD:
 		return 1;
 	default:
 		return 0;

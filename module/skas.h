@@ -102,6 +102,8 @@ struct skas_mem_req {
  * @clone_child: SKAS_CLONE in progress: the thread the child task becomes
  * @clone_regs: a clone child's first registers (its parent's guest ones)
  * @clone_start: the next stop is a clone child's first
+ * @exit_req:   skas_thread_kill() of one thread of several: leave
+ * @native_exit: the armed native syscall is that exit()
  * @guest_wq:   the parked guest waits here
  * @rt_wq:      the runtime waits here (SKAS_RUN, poll)
  * @exit_status: the wait status of the dead host task
@@ -138,6 +140,8 @@ struct skas_thread {
 	struct skas_thread *clone_child;
 	struct pt_regs clone_regs;
 	bool clone_start;
+	bool exit_req;
+	bool native_exit;
 	int exit_status;
 	wait_queue_head_t guest_wq;
 	wait_queue_head_t rt_wq;
@@ -199,7 +203,7 @@ struct task_struct *skas_aspace_task(struct skas_aspace *as);
 long skas_create_thread(struct skas_aspace *as, void __user *uarg);
 void skas_thread_get(struct skas_thread *t);
 void skas_thread_put(struct skas_thread *t);
-void skas_thread_kill(struct skas_thread *t);
+void skas_thread_kill(struct skas_thread *t, bool group);
 void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 			      long id);
 void skas_thread_exited(struct skas_thread *t, struct task_struct *task);

@@ -35,8 +35,11 @@
 #include <asm/msr.h>
 #include <asm/segment.h>
 #include <asm/syscall.h>
+#include <asm/unistd.h>
 
 #include "skas.h"
+
+static void skas_thread_kick_locked(struct skas_thread *t);
 
 static void skas_thread_free(struct work_struct *work)
 {
@@ -75,22 +78,42 @@ void skas_thread_put(struct skas_thread *t)
 }
 
 /**
- * skas_thread_kill() - SIGKILL the thread's host task, if it has one.
- * @t: the thread.
+ * skas_thread_kill() - end the thread's host task, if it has one.
+ * @t:     the thread.
+ * @group: SIGKILL its whole thread group (the address space goes); else
+ *         one thread of several leaves alone (see below).
  */
-void skas_thread_kill(struct skas_thread *t)
+void skas_thread_kill(struct skas_thread *t, bool group)
 {
 	struct task_struct *task = NULL;
+	bool self_exit = false, wake = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&t->lock, flags);
-	if (t->task && t->state != SKAS_T_DEAD)
+	if (t->task && t->state != SKAS_T_DEAD) {
 		task = get_task_struct(t->task);
-	spin_unlock_irqrestore(&t->lock, flags);
-	if (task) {
-		send_sig(SIGKILL, task, 1);
-		put_task_struct(task);
+		/*
+		 * SIGKILL would take the whole thread group: one guest thread
+		 * of several leaves by itself, with a native exit().
+		 */
+		if (!group && get_nr_threads(task) > 1) {
+			self_exit = true;
+			t->exit_req = true;
+			if (t->state == SKAS_T_STOPPED) {
+				t->state = SKAS_T_RUNNING;
+				wake = true;
+			} else {
+				skas_thread_kick_locked(t);
+			}
+		}
 	}
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (wake)
+		wake_up(&t->guest_wq);
+	if (task && !self_exit)
+		send_sig(SIGKILL, task, 1);
+	if (task)
+		put_task_struct(task);
 }
 
 /* Queue @work on the guest task with a reference.  Caller holds t->lock. */
@@ -218,6 +241,21 @@ static void skas_guest_ops_done(struct skas_thread *t)
 }
 
 /*
+ * skas_thread_kill() of one thread of a guest thread group: leave with a
+ * native exit(0), which ends only this task.
+ */
+static void skas_guest_self_exit(struct skas_thread *t)
+{
+	static const unsigned long args[6];
+
+	if (skas_native_arm(t, __NR_exit, args) > 0) {
+		t->native_exit = true;
+		return;
+	}
+	force_sig(SIGKILL);	/* no syscall instruction: the group goes */
+}
+
+/*
  * The parked guest's loop: sleep until SKAS_RUN releases us (load the new
  * registers and return to user mode) or SKAS_MEM hands us a batch (run it
  * and sleep again).  A batch operation that needs a real syscall in this
@@ -237,10 +275,16 @@ static void skas_guest_wait(struct skas_thread *t)
 		 */
 		ret = wait_event_state(t->guest_wq,
 				       READ_ONCE(t->state) == SKAS_T_RUNNING ||
-				       READ_ONCE(t->state) == SKAS_T_OPS,
+				       READ_ONCE(t->state) == SKAS_T_OPS ||
+				       READ_ONCE(t->exit_req),
 				       (TASK_KILLABLE | TASK_NOLOAD));
 		if (ret)
 			return;	/* dying: the exit probe reports it */
+		if (READ_ONCE(t->exit_req) &&
+		    READ_ONCE(t->state) != SKAS_T_OPS) {
+			skas_guest_self_exit(t);
+			return;
+		}
 		if (READ_ONCE(t->state) == SKAS_T_RUNNING)
 			break;
 		/* SKAS_MEM: run the batch here, in the guest's mm. */
@@ -391,7 +435,9 @@ static void skas_stop_work_fn(struct callback_head *cb)
 	t->native_active = false;
 	spin_unlock_irqrestore(&t->lock, flags);
 
-	if (native)
+	if (native && t->native_exit)
+		;	/* exit() ran, or will not: this task is leaving */
+	else if (native)
 		skas_native_done(t, passed);
 	else if (!fatal_signal_pending(current))
 		skas_guest_park(t, &ev, first);
@@ -779,7 +825,7 @@ static int skas_thread_release(struct inode *inode, struct file *file)
 {
 	struct skas_thread *t = file->private_data;
 
-	skas_thread_kill(t);
+	skas_thread_kill(t, false);
 	/*
 	 * Give the guest a moment to die, so that the objects are gone soon
 	 * after the last close (rmmod).  Bounded: a close never hangs.

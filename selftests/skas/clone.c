@@ -156,6 +156,78 @@ TEST_F(guest, fork_of_a_fork)
 	waitpid(c1.host_tid, NULL, 0);
 }
 
+static int clone_thread(int thread, struct skas_clone *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->flags = SKAS_CLONE_THREAD;
+	return ioctl(thread, SKAS_CLONE, c) ? -errno : 0;
+}
+
+/* A guest thread shares the address space and has its own registers. */
+TEST_F(guest, thread_shares_memory)
+{
+	struct skas_run *prun = self->g.run, *crun;
+	struct skas_clone c;
+	uint64_t v = 0;
+
+	ASSERT_EQ(0, clone_thread(self->g.thread, &c));
+	EXPECT_EQ(-1, c.aspace_fd);
+	EXPECT_LT(0, c.host_tid);
+	crun = skas_map_run(c.thread_fd);
+	ASSERT_NE(NULL, crun);
+	EXPECT_EQ(prun->regs.rip, crun->regs.rip);
+	EXPECT_EQ(0x1313U, crun->regs.r13);
+	/* mov %rdi, DATA; mov $39,%eax; syscall: stores into shared memory */
+	static const unsigned char store[] = {
+		0x48, 0x89, 0x3c, 0x25, 0x00, 0x00, 0x20, 0x00,
+		0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05,
+	};
+	ASSERT_EQ((long)sizeof(store), skas_rw(self->g.as, true, CODE + 0x100,
+					       (void *)store, sizeof(store)));
+	crun->regs.rip = CODE + 0x100;
+	crun->regs.rdi = 0xabcdef;
+	ASSERT_EQ(0, ioctl(c.thread_fd, SKAS_RUN, 0));
+	ASSERT_EQ((unsigned)SKAS_EXIT_SYSCALL, crun->exit_reason);
+	EXPECT_EQ(8, skas_rw(self->g.as, false, DATA, &v, 8));
+	EXPECT_EQ(0xabcdefU, v);
+	/* The parent runs on, from its own registers. */
+	prun->regs.rax = 0;
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	EXPECT_EQ(60U, prun->exit.syscall.nr);
+	/* Two live threads: no reset. */
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->g.as, SKAS_RESET, 0));
+	EXPECT_EQ(EBUSY, errno);
+	/* Closing the thread ends that thread only. */
+	munmap(crun, SKAS_RUN_PAGE_SIZE);
+	close(c.thread_fd);
+	EXPECT_EQ(0, waitpid(self->g.pid, NULL, WNOHANG));
+	prun->regs.rip = CODE;
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	EXPECT_EQ(39U, prun->exit.syscall.nr);
+	/* One thread again: reset works. */
+	for (int i = 0; i < 100 && ioctl(self->g.as, SKAS_RESET, 0); i++)
+		usleep(10000);
+	EXPECT_EQ(0, ioctl(self->g.as, SKAS_RESET, 0));
+}
+
+/* Closing the address space kills every thread of it. */
+TEST_F(guest, aspace_close_kills_all_threads)
+{
+	struct skas_clone c;
+	int status;
+
+	ASSERT_EQ(0, clone_thread(self->g.thread, &c));
+	close(self->g.as);
+	self->g.as = -1;
+	ASSERT_EQ(self->g.pid, waitpid(self->g.pid, &status, 0));
+	self->g.pid = 0;
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(SKAS_EXIT_EXITED, skas_run(&self->g));
+	close(c.thread_fd);
+}
+
 TEST_F(guest, clone_bad_args)
 {
 	struct skas_clone c;
@@ -165,7 +237,7 @@ TEST_F(guest, clone_bad_args)
 	EXPECT_EQ(EFAULT, errno);
 	memset(&c, 0, sizeof(c));
 	c.size = sizeof(c);
-	c.flags = 1;
+	c.flags = 2;
 	errno = 0;
 	EXPECT_EQ(-1, ioctl(self->g.thread, SKAS_CLONE, &c));
 	EXPECT_EQ(EINVAL, errno);

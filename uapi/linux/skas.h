@@ -72,14 +72,17 @@
  *                          thread is stopped, its next SKAS_RUN returns
  *                          SKAS_EXIT_INTERRUPTED at once.
  *   SKAS_CLONE             arg: struct skas_clone *.  The thread must be
- *                          stopped.  Forks its host task (a native clone in
- *                          the guest's context): the child has a
- *                          copy-on-write copy of the address space, is
- *                          bound before it runs a single instruction, and
- *                          stops with the parent's registers.  Returns 0
- *                          with new thread and address-space descriptors
- *                          and the child's host tid (the runtime is its
- *                          parent and reaps it).
+ *                          stopped.  Clones its host task (a native clone
+ *                          in the guest's context): flags 0 forks (the
+ *                          child gets a copy-on-write copy of the address
+ *                          space, and the runtime is its host parent and
+ *                          reaps it); SKAS_CLONE_THREAD makes a new thread
+ *                          of the same address space.  The child is bound
+ *                          before it runs a single instruction and stops
+ *                          with the parent's registers.  Returns 0 with the
+ *                          child's thread descriptor, its address-space
+ *                          descriptor (fork; -1 for a thread) and its
+ *                          host tid.
  *   mmap()                 offset 0, length SKAS_RUN_PAGE_SIZE, MAP_SHARED:
  *                          the run page, struct skas_run.
  *   poll()                 POLLIN once a task has attached (the thread can
@@ -101,6 +104,7 @@
 #define SKAS_CAP_MEM		3	/* SKAS_MEM (map, unmap, protect), READ/WRITE */
 #define SKAS_CAP_CLONE		4	/* SKAS_CLONE: fork */
 #define SKAS_CAP_RESET		5	/* SKAS_RESET */
+#define SKAS_CAP_CLONE_THREAD	6	/* SKAS_CLONE with SKAS_CLONE_THREAD */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -156,12 +160,16 @@ struct skas_attach {
 	__u64 reserved[3];
 };
 
+/* struct skas_clone.flags */
+#define SKAS_CLONE_THREAD	0x1	/* a thread of the same address space */
+
 /**
  * struct skas_clone - argument of SKAS_CLONE
  * @size:      in: sizeof(struct skas_clone)
- * @flags:     in: none defined yet (0: fork); must be 0
+ * @flags:     in: 0 (fork) or SKAS_CLONE_THREAD
  * @thread_fd: out: the child's thread descriptor (O_CLOEXEC)
- * @aspace_fd: out: the child's address-space descriptor (O_CLOEXEC)
+ * @aspace_fd: out: the child's address-space descriptor (O_CLOEXEC); -1
+ *             for SKAS_CLONE_THREAD
  * @host_tid:  out: the child's host tid
  * @pad:       0
  * @reserved:  must be 0
