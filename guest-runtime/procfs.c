@@ -174,7 +174,7 @@ int procfs_rewrite(struct task *t, char *path, size_t len)
 			return err;
 	}
 	snprintf(tmp, sizeof(tmp), "/proc/%d%s",
-		 uml_thread_host_tid(p->threads->th), rest);
+		 uml_thread_host_tid(p == t->p ? t->th : p->threads->th), rest);
 	if (strlen(tmp) >= len)
 		return -ENAMETOOLONG;
 	strcpy(path, tmp);
