@@ -26,6 +26,7 @@ static void skas_aspace_free(struct kref *ref)
 
 	if (as->mm)
 		mmdrop(as->mm);
+	kvfree(as->policy);
 	kfree(as);
 	skas_hooks_put();
 	skas_objects_dec();
@@ -50,6 +51,70 @@ static int skas_aspace_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* The policy table, allocated on first use; NULL if out of memory. */
+static struct skas_policy_entry *skas_aspace_policy(struct skas_aspace *as)
+{
+	struct skas_policy_entry *p;
+
+	mutex_lock(&as->lock);
+	p = as->policy;
+	if (!p) {
+		p = kvcalloc(SKAS_POLICY_NR, sizeof(*p), GFP_KERNEL);
+		/* Probes read the pointer without the lock. */
+		smp_store_release(&as->policy, p);
+	}
+	mutex_unlock(&as->lock);
+	return p;
+}
+
+/**
+ * skas_aspace_copy_policy() - give a fork child its parent's policy.
+ * @to:   the child's address space (not yet visible).
+ * @from: the parent's.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int skas_aspace_copy_policy(struct skas_aspace *to, struct skas_aspace *from)
+{
+	struct skas_policy_entry *p;
+	unsigned int i;
+
+	/* Pairs with the release in skas_aspace_policy(). */
+	if (!smp_load_acquire(&from->policy))
+		return 0;
+	p = skas_aspace_policy(to);
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < SKAS_POLICY_NR; i++) {
+		p[i].value = READ_ONCE(from->policy[i].value);
+		p[i].action = READ_ONCE(from->policy[i].action);
+	}
+	return 0;
+}
+
+static long skas_aspace_set_policy(struct skas_aspace *as, void __user *uarg)
+{
+	struct skas_policy_entry *p;
+	struct skas_policy args;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.size != sizeof(args) || args.flags ||
+	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)) ||
+	    args.nr >= SKAS_POLICY_NR ||
+	    (args.action != SKAS_POLICY_TRAP &&
+	     args.action != SKAS_POLICY_CONST) ||
+	    (args.action == SKAS_POLICY_TRAP && args.value))
+		return -EINVAL;
+	p = skas_aspace_policy(as);
+	if (!p)
+		return -ENOMEM;
+	WRITE_ONCE(p[args.nr].value, args.value);
+	/* The value first: the probe reads the action with acquire. */
+	smp_store_release(&p[args.nr].action, args.action);
+	return 0;
+}
+
 static long skas_aspace_ioctl(struct file *file, unsigned int cmd,
 			      unsigned long arg)
 {
@@ -66,6 +131,8 @@ static long skas_aspace_ioctl(struct file *file, unsigned int cmd,
 		return skas_aspace_rw(as, (void __user *)arg, true);
 	case SKAS_RESET:
 		return skas_aspace_reset(as);
+	case SKAS_SET_POLICY:
+		return skas_aspace_set_policy(as, (void __user *)arg);
 	default:
 		return -ENOTTY;
 	}

@@ -173,6 +173,11 @@ long skas_thread_clone(struct skas_thread *t, void __user *uarg)
 			ret = PTR_ERR(as);
 			goto out_unlock;
 		}
+		ret = skas_aspace_copy_policy(as, t->as);
+		if (ret) {
+			skas_aspace_put(as);
+			goto out_unlock;
+		}
 	}
 	c = skas_thread_new(as);
 	skas_aspace_put(as);		/* c holds it now */

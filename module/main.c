@@ -71,6 +71,7 @@ static long skas_check_extension(unsigned long cap)
 	case SKAS_CAP_CLONE:
 	case SKAS_CAP_RESET:
 	case SKAS_CAP_CLONE_THREAD:
+	case SKAS_CAP_POLICY:
 		return 1;
 	default:
 		return 0;

@@ -26,6 +26,8 @@
  * @mm:       the host mm of the first attached task (mmgrab()ed), or NULL
  * @owner:    effective uid of the creator; only it may attach and run
  * @syscall_insn: a syscall instruction in the vDSO, for native syscalls
+ * @policy:   SKAS_POLICY_NR entries, or NULL (all TRAP); read by the
+ *            sys_enter probe, allocated once, freed with the object
  *
  * The final put (which may sleep: it may unregister the probes) comes from
  * the file's release or from a thread's free work.
@@ -37,6 +39,17 @@ struct skas_aspace {
 	struct mm_struct *mm;
 	kuid_t owner;
 	unsigned long syscall_insn;
+	struct skas_policy_entry *policy;
+};
+
+/**
+ * struct skas_policy_entry - how one 64-bit syscall of a guest is handled
+ * @action: SKAS_POLICY_*, written last (release), read first (acquire)
+ * @value:  the SKAS_POLICY_CONST return value
+ */
+struct skas_policy_entry {
+	u32 action;
+	s64 value;
 };
 
 /* Kernel-internal SKAS_MEM operation: the native clone of SKAS_CLONE. */
@@ -164,6 +177,7 @@ bool skas_skip_broken(void);
 long skas_create_aspace(void __user *uarg);
 struct skas_aspace *skas_aspace_new(kuid_t owner);
 struct file *skas_aspace_file(struct skas_aspace *as);
+int skas_aspace_copy_policy(struct skas_aspace *to, struct skas_aspace *from);
 void skas_aspace_get(struct skas_aspace *as);
 void skas_aspace_put(struct skas_aspace *as);
 

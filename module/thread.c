@@ -129,6 +129,26 @@ int skas_thread_queue(struct skas_thread *t, struct callback_head *work,
 	return ret;
 }
 
+/*
+ * SKAS_POLICY_CONST: answer a 64-bit syscall in the probe, no stop.  The
+ * syscall is skipped (orig_ax = -1 already) and ax gets the value.
+ */
+static bool skas_policy_const(struct skas_thread *t, struct pt_regs *regs,
+			      long id)
+{
+	struct skas_policy_entry *p;
+
+	/* Pairs with the release that publishes the table. */
+	p = smp_load_acquire(&t->as->policy);
+	if (!p || id < 0 || id >= SKAS_POLICY_NR || in_ia32_syscall())
+		return false;
+	/* Pairs with the release in SKAS_SET_POLICY: the value is set. */
+	if (smp_load_acquire(&p[id].action) != SKAS_POLICY_CONST)
+		return false;
+	regs->ax = READ_ONCE(p[id].value);
+	return true;
+}
+
 /**
  * skas_thread_trap_syscall() - sys_enter probe for a guest task.
  * @t:    the thread of current.
@@ -160,6 +180,8 @@ void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 	}
 	regs->orig_ax = -1;
 	if (t->state != SKAS_T_RUNNING || t->stop_queued)
+		goto out;
+	if (skas_policy_const(t, regs, id))
 		goto out;
 	memset(&t->ev, 0, sizeof(t->ev));
 	t->ev.exit_reason = SKAS_EXIT_SYSCALL;

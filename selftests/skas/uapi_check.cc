@@ -21,6 +21,7 @@ SKAS_ABI_SIZE(skas_mem_op, 48);
 SKAS_ABI_SIZE(skas_mem_batch, 40);
 SKAS_ABI_SIZE(skas_mem_rw, 48);
 SKAS_ABI_SIZE(skas_clone, 40);
+SKAS_ABI_SIZE(skas_policy, 40);
 
 int skas_uapi_check(void);
 int skas_uapi_check(void)

@@ -45,6 +45,13 @@
  *                          must have exactly one live thread, stopped;
  *                          that thread's registers in its run page are
  *                          zeroed.
+ *   SKAS_SET_POLICY        arg: struct skas_policy *.  Sets how the guest's
+ *                          64-bit syscall nr is handled: SKAS_POLICY_TRAP
+ *                          (the default: a SKAS_EXIT_SYSCALL event) or
+ *                          SKAS_POLICY_CONST (answered in the kernel with a
+ *                          fixed value, without a stop).  ia32 and x32
+ *                          syscalls are always trapped.  A fork inherits
+ *                          the policy.
  *   SKAS_MEM_READ          arg: struct skas_mem_rw *.  Copies guest memory
  *   SKAS_MEM_WRITE         to or from a runtime buffer, ignoring the
  *                          guest's protections (like ptrace PEEK/POKE).
@@ -105,6 +112,7 @@
 #define SKAS_CAP_CLONE		4	/* SKAS_CLONE: fork */
 #define SKAS_CAP_RESET		5	/* SKAS_RESET */
 #define SKAS_CAP_CLONE_THREAD	6	/* SKAS_CLONE with SKAS_CLONE_THREAD */
+#define SKAS_CAP_POLICY		7	/* SKAS_SET_POLICY: TRAP and CONST */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -117,6 +125,7 @@
 #define SKAS_MEM_READ		_IOW(SKASIO, 0x12, struct skas_mem_rw)
 #define SKAS_MEM_WRITE		_IOW(SKASIO, 0x13, struct skas_mem_rw)
 #define SKAS_RESET		_IO(SKASIO, 0x14)
+#define SKAS_SET_POLICY		_IOW(SKASIO, 0x15, struct skas_policy)
 
 /* ioctls on a thread fd */
 #define SKAS_ATTACH		_IOW(SKASIO, 0x20, struct skas_attach)
@@ -181,6 +190,31 @@ struct skas_clone {
 	__s32 aspace_fd;
 	__s32 host_tid;
 	__u32 pad;
+	__u64 reserved[2];
+};
+
+/* struct skas_policy.action */
+#define SKAS_POLICY_TRAP	0	/* report SKAS_EXIT_SYSCALL (default) */
+#define SKAS_POLICY_CONST	1	/* return value, no stop */
+
+/* Syscall numbers SKAS_SET_POLICY accepts: [0, SKAS_POLICY_NR). */
+#define SKAS_POLICY_NR		512
+
+/**
+ * struct skas_policy - argument of SKAS_SET_POLICY
+ * @size:     sizeof(struct skas_policy)
+ * @flags:    none defined yet; must be 0
+ * @nr:       x86-64 syscall number, below SKAS_POLICY_NR
+ * @action:   SKAS_POLICY_TRAP or SKAS_POLICY_CONST
+ * @value:    the return value for SKAS_POLICY_CONST; 0 for TRAP
+ * @reserved: must be 0
+ */
+struct skas_policy {
+	__u32 size;
+	__u32 flags;
+	__u32 nr;
+	__u32 action;
+	__s64 value;
 	__u64 reserved[2];
 };
 
