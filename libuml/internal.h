@@ -65,6 +65,8 @@ struct uml_aspace {
 	int sock;			/* ptrace: runtime end of the socketpair */
 	int memfd;			/* ptrace: /proc/PID/mem */
 	int fd;				/* skas: the address-space fd */
+	pid_t leader;			/* skas: host thread-group leader */
+	pid_t leader_unreaped;		/* skas: gone, group still alive */
 };
 
 struct uml_thread {

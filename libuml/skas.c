@@ -198,16 +198,41 @@ static int reap(pid_t pid)
 	return status;
 }
 
-/* Kill and reap the thread's host task (if still there), free it. */
+static int others_alive(const struct uml_thread *t)
+{
+	const struct uml_thread *o;
+
+	for (o = t->as->threads; o; o = o->next)
+		if (o != t && o->pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * End the thread's host task (if still there), reap it, free it.  The
+ * threads of one address space are host threads of one group (skas.ko's
+ * SKAS_CLONE_THREAD), whose leader is the runtime's child: a SIGKILL to
+ * any of them would end them all, so one thread among others is ended by
+ * closing its fd (the module makes it exit by itself), and the leader can
+ * only be reaped once the whole group is gone.
+ */
 void __uml_skas_thread_free(struct uml_thread *t)
 {
-	if (t->pid && t->pidfd >= 0)
+	struct uml_aspace *as = t->as;
+	int others = others_alive(t);
+
+	if (t->pid && !others && t->pidfd >= 0)
 		syscall(SYS_pidfd_send_signal, t->pidfd, SIGKILL, NULL, 0);
 	munmap(t->run, SKAS_RUN_PAGE_SIZE);
-	close(t->fd);		/* the module kills the task, if still there */
-	if (t->pid) {
-		reap(t->pid);	/* ECHILD at once for a non-child */
-		t->pid = 0;
+	close(t->fd);		/* the module ends the task, if still there */
+	if (t->pid && others && t->pid == as->leader)
+		as->leader_unreaped = t->pid;
+	else if (t->pid)
+		reap(t->pid);	/* ECHILD at once for a non-leader thread */
+	t->pid = 0;
+	if (!others && as->leader_unreaped) {
+		reap(as->leader_unreaped);
+		as->leader_unreaped = 0;
 	}
 	if (t->pidfd >= 0)
 		close(t->pidfd);
@@ -220,6 +245,8 @@ static void aspace_destroy(struct uml_aspace *as)
 	while (as->threads)
 		__uml_skas_thread_free(as->threads);
 	close(as->fd);
+	if (as->leader_unreaped)
+		reap(as->leader_unreaped);
 	__uml_aspace_unlink(as);
 	free(as);
 }
@@ -409,6 +436,7 @@ static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
 		aspace_destroy(as);
 		return ret;
 	}
+	as->leader = pid;
 	t = __uml_skas_thread_new(as, tfd, pid);
 	if (!t) {
 		ret = errno ? -errno : -ENOMEM;

@@ -404,6 +404,7 @@ static int skas_clone(struct uml_thread *parent, unsigned int flags,
 			return -ENOMEM;
 		}
 		cas->info = as->info;
+		cas->leader = c.host_tid;
 	}
 	ct = __uml_skas_thread_new(cas, c.thread_fd, c.host_tid);
 	if (!ct) {

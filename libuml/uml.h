@@ -26,6 +26,15 @@
  * to SIG_IGN; a SIGCHLD handler should use SA_RESTART (without it, a stub's
  * death during uml_thread_run() reads as UML_EXIT_INTERRUPTED, harmless).
  *
+ * Host processes (skas backend): the first thread of an address space and
+ * every fork child are host processes and children of the runtime, reaped
+ * by libuml, so the same rules hold; the further threads of an address
+ * space (UML_CLONE_THREAD) are host threads of that process's thread
+ * group, not children.  A SIGKILL sent to any of them from outside ends
+ * the whole group: every thread of that address space reports
+ * UML_EXIT_EXITED.  uml_thread_destroy() of one thread leaves the others
+ * running.
+ *
  * Licence: LGPL-2.1-or-later (see the SPDX line; the full text is in the
  * repository's top-level licence files).
  *

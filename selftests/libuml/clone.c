@@ -173,7 +173,7 @@ TEST_F(clone, killed_thread_is_skipped_by_mem_ops)
 {
 	struct uml_thread *c;
 	uint64_t w;
-	int cpid;
+	int cpid, ppid;
 
 	UML_NEED_THREADS(variant->backend);
 
@@ -181,8 +181,22 @@ TEST_F(clone, killed_thread_is_skipped_by_mem_ops)
 				    sizeof(code_thread), &self->ex));
 	ASSERT_EQ(0, uml_thread_clone(self->t, UML_CLONE_THREAD, &c, NULL));
 	cpid = uml_thread_host_tid(c);
+	ppid = uml_thread_host_tid(self->t);
 	ASSERT_EQ(0, kill(cpid, SIGKILL));
 	usleep(20000);
+	if (!uml_threads_are_processes(variant->backend)) {
+		/* One host thread group: the SIGKILL ends every thread. */
+		ASSERT_EQ(0, uml_thread_run(c, &self->ex));
+		EXPECT_EQ(UML_EXIT_EXITED, self->ex.reason);
+		ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+		EXPECT_EQ(UML_EXIT_EXITED, self->ex.reason);
+		EXPECT_TRUE(WIFSIGNALED(self->ex.exited.status));
+		EXPECT_EQ(-ESRCH, map_data(self->as, GUEST_DATA + PAGE));
+		EXPECT_FALSE(pid_exists(cpid));
+		EXPECT_FALSE(pid_exists(ppid));		/* reaped */
+		EXPECT_EQ(0, count_children());
+		return;
+	}
 	ASSERT_EQ(0, map_data(self->as, GUEST_DATA + PAGE));
 	EXPECT_EQ(8, uml_mem_read(self->as, &w, GUEST_DATA + PAGE, 8));
 	ASSERT_EQ(0, uml_thread_run(c, &self->ex));
@@ -211,7 +225,9 @@ TEST_F(clone, fork_of_a_fork_and_mass_destroy)
 	for (i = 0; i < 5; i++)
 		pids[i] = uml_thread_host_tid(t[i]);
 	pids[5] = uml_thread_host_tid(th);
-	EXPECT_EQ(6, count_children());
+	/* Five forks, and the thread where it is a host process of its own. */
+	EXPECT_EQ(uml_threads_are_processes(variant->backend) ? 6 : 5,
+		  count_children());
 	/* The last fork's child still runs fine. */
 	uml_thread_regs(t[4])->rax = 0;
 	ASSERT_EQ(0, uml_thread_run(t[4], &self->ex));

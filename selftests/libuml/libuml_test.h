@@ -84,6 +84,16 @@ static inline int uml_can_thread(enum uml_backend b)
 #endif
 }
 
+/*
+ * The host process model (uml.h): on ptrace every guest thread is a host
+ * process and the runtime's child; on skas the threads of one address
+ * space are host threads of one group, whose leader is the child.
+ */
+static inline int uml_threads_are_processes(enum uml_backend b)
+{
+	return b != UML_BACKEND_SKAS;
+}
+
 #define UML_NEED_FORK(b) do {						\
 	if (!uml_can_fork(b))						\
 		SKIP(return, "skas.ko lacks guest fork (SKAS_CAP_CLONE)"); \
