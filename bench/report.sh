@@ -65,6 +65,9 @@ function note(w, p, why,    k) {
 	}
 	na[w, p] = reason_k[why]
 }
+/^# getpid seccomp-unotify: SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP: / {
+	sub(/^# getpid seccomp-unotify: /, ""); syncwake = $0; next
+}
 $1 == "BENCH-ENV" {
 	k = $2; $1 = $2 = ""; sub(/^ +/, ""); env[k] = $0
 	if (k == "paths") npaths = split($0, paths, " ")
@@ -131,6 +134,7 @@ END {
 		print "| " name " | " cell("getpid", p) " | " \
 			(p == "native" ? "1.00x" : ratio("getpid", p)) " |"
 	}
+	if (syncwake != "") printf "\nseccomp-unotify: %s.\n", syncwake
 	if (nreasons) {
 		printf "\nNot measured:\n\n"
 		for (i = 1; i <= nreasons; i++) printf "- [%d] %s\n", i, reasons[i]

@@ -102,7 +102,8 @@ if [ -n "$plot" ] && ls "$base"-*.dat >/dev/null 2>&1; then
 			set grid ytics
 			set ylabel "x native"
 			set xtics rotate by -35 scale 0
-			set key top left
+			set key top right
+			set bmargin 7
 			plot for [c=2:$ncol] "$dat" using c:xtic(1) title columnheader(c), \
 			     1 with lines lc rgb "black" dt 2 notitle
 			EOF
