@@ -27,7 +27,7 @@ MODULE_FOR := $(KDIR)
 endif
 
 .PHONY: all help module user clang $(SUBDIRS) init check check-native demo \
-	style sparse deps clean
+	style sparse deps clean bench
 
 all: module user
 
@@ -38,6 +38,8 @@ help:
 	@echo 'make check-native the tests that run on this host (ptrace backend)'
 	@echo 'make demo         a shell in a 6.12 VM with skas.ko loaded'
 	@echo '                  CMD=... runs a command instead; KVER=6.1; EXTRA=DIR -> /extra'
+	@echo 'make bench        benchmarks: every workload and path, 6.12 and 6.1 VMs'
+	@echo '                  KVER=6.12 CLOCK=icount|wall REPS= SCALE= ONLY= PATHS= PLOT=1'
 	@echo 'make style        checkpatch --strict on the module'
 	@echo 'make sparse       sparse (C=2) on the module'
 	@echo 'make deps         install the Debian packages the harness needs (root)'
@@ -80,6 +82,11 @@ demo: deps user
 
 deps:
 	$(QEMU)/deps.sh
+
+# Prints a table, asserts nothing (Documentation/benchmarks.rst).
+bench: deps user
+	KVER="$(KVER)" CLOCK="$(CLOCK)" REPS="$(REPS)" SCALE="$(SCALE)" \
+		ONLY="$(ONLY)" PATHS="$(PATHS)" PLOT="$(PLOT)" bench/run.sh
 
 style:
 	@test -x $(checkpatch) || $(QEMU)/fetch-kernels.sh source-6.12
