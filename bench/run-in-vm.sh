@@ -132,6 +132,23 @@ rotate() {
 	done
 }
 
+# skas.ko registers its tracepoint probes while any address space exists,
+# and counts them here.
+probes() {
+	cat /sys/module/skas/parameters/probes_registered 2>/dev/null || echo none
+}
+
+# Waits up to 10 s for the module to drop its probes (the last address
+# space may outlive the runtime that held it for a moment); says if not.
+probes_settle() {
+	t=0
+	while [ "$(probes)" != 0 ] && [ "$(probes)" != none ] && [ $t -lt 100 ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
+	echo "# $1: probes_registered=$(probes), zombies=$(ps -o stat 2>/dev/null | grep -c '^Z')"
+}
+
 # workload NAME N_NATIVE N_GUEST ARGS...: all paths, interleaved, $reps
 # times.  The program is ARGS' first word; "@N" in ARGS becomes the count.
 workload() {
@@ -143,6 +160,11 @@ workload() {
 	while [ $r -le "$reps" ]; do
 		for p in $(rotate "$r" $paths); do
 			if [ "$p" = native ]; then
+				# Right after a skas run the module may
+				# still have its probes registered for a
+				# moment: native is measured without them.
+				[ "$(probes)" = 0 ] || [ "$(probes)" = none ] ||
+					probes_settle "$name native rep $r"
 				c=$(count "$nn")
 			else
 				c=$(count "$ng")
@@ -203,6 +225,10 @@ reference() {	# reference NAME N CMD...
 	args=$(echo "$*" | sed "s/@N/$c/g")
 	r=1
 	while [ $r -le "$reps" ]; do
+		case $name in native*)
+			[ "$(probes)" = 0 ] || [ "$(probes)" = none ] ||
+				probes_settle "$name rep $r" ;;
+		esac
 		run1 getpid "$name" "$r" $pin $args
 		r=$((r + 1))
 	done
@@ -288,23 +314,6 @@ idle_down() {
 	idle_pids=
 	idle_n=0
 	rm -f /tmp/idle.*
-}
-
-# skas.ko registers its tracepoint probes while any address space exists,
-# and counts them here.
-probes() {
-	cat /sys/module/skas/parameters/probes_registered 2>/dev/null || echo none
-}
-
-# Waits up to 10 s for the module to drop its probes (the last address
-# space may outlive the runtime that held it for a moment); says if not.
-probes_settle() {
-	t=0
-	while [ "$(probes)" != 0 ] && [ "$(probes)" != none ] && [ $t -lt 100 ]; do
-		sleep 0.1
-		t=$((t + 1))
-	done
-	echo "# $1: probes_registered=$(probes), zombies=$(ps -o stat 2>/dev/null | grep -c '^Z')"
 }
 
 if wanted host-tax; then
