@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Guest code and the fixture shared by the stress programs.
+ */
+#ifndef SKAS_STRESS_GUESTS_H
+#define SKAS_STRESS_GUESTS_H
+
+#include "stress.h"
+
+#define CODE	0x100000UL
+#define DATA	0x200000UL
+
+/* 1: mov $39,%eax; syscall; jmp 1b */
+static const unsigned char getpid_loop[] = {
+	0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xeb, 0xf7,
+};
+
+/* jmp . */
+static const unsigned char spin[] = { 0xeb, 0xfe };
+
+/*
+ * The stub, as skas_stub_main() but fit for a multi-threaded runtime:
+ * once a thread exists, glibc has handlers on its internal signals (32,
+ * 33), which signal() refuses to touch and attach rejects (EBUSY).  The
+ * raw syscall resets them.
+ */
+static inline void __attribute__((noreturn))
+stress_stub_main(int thread, useconds_t delay)
+{
+	struct { unsigned long handler, flags, restorer, mask; } ksa;
+	struct skas_attach args;
+	int sig, ret;
+
+	ret = skas_stub_prepare();
+	if (ret)
+		_exit(ret);
+	memset(&ksa, 0, sizeof(ksa));	/* SIG_DFL */
+	for (sig = 32; sig < 65; sig++)
+		syscall(SYS_rt_sigaction, sig, &ksa, NULL, 8);
+	if (delay)
+		usleep(delay);
+	memset(&args, 0, sizeof(args));
+	args.size = sizeof(args);
+	ioctl(thread, SKAS_ATTACH, &args);
+	_exit(errno);
+}
+
+/*
+ * skas_guest_start() with that stub; it waits @delay before attaching,
+ * and *@forked (if given) is set once it exists.
+ */
+static inline int stress_guest_attach_slow(struct skas_guest *g,
+					   useconds_t delay,
+					   volatile int *forked)
+{
+	struct pollfd pfd;
+	int status;
+
+	memset(g, 0, sizeof(*g));
+	g->dev = g->as = g->thread = -1;
+	g->dev = skas_open_dev();
+	if (g->dev < 0)
+		return -errno;
+	g->as = skas_create_aspace(g->dev);
+	if (g->as < 0)
+		return g->as;
+	g->thread = skas_create_thread(g->as);
+	if (g->thread < 0)
+		return g->thread;
+	g->run = skas_map_run(g->thread);
+	if (!g->run)
+		return -errno;
+	g->pid = fork();
+	if (g->pid < 0)
+		return -errno;
+	if (g->pid == 0)
+		stress_stub_main(g->thread, delay);
+	if (forked)
+		*forked = 1;
+	pfd.fd = g->thread;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 10000) != 1) {
+		if (waitpid(g->pid, &status, WNOHANG) == g->pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+static inline int stress_guest_attach(struct skas_guest *g)
+{
+	return stress_guest_attach_slow(g, 0, NULL);
+}
+
+/* A guest with @code at CODE, a stack page at DATA, ready to run. */
+static inline int stress_guest_start(struct skas_guest *g,
+				     const unsigned char *code, size_t len)
+{
+	int ret = stress_guest_attach(g);
+
+	if (ret)
+		return ret;
+	ret = skas_map_anon(g->as, CODE, 4096, PROT_READ | PROT_EXEC);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = skas_map_anon(g->as, DATA, 4096, PROT_READ | PROT_WRITE);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	if (skas_rw(g->as, true, CODE, (void *)code, len) != (long)len)
+		return -EIO;
+	skas_regs_at(g, CODE);
+	g->run->regs.rsp = DATA + 4096;
+	return 0;
+}
+
+/* Every stress part starts from a baseline and must return to it. */
+FIXTURE(stress) {
+	struct stress_base base;
+};
+
+FIXTURE_SETUP(stress)
+{
+	ksft_print_msg("seed %llu (skas_stress_seed=%llu reproduces), %s form\n",
+		       (unsigned long long)stress_seed(),
+		       (unsigned long long)stress_seed(),
+		       stress_full() ? "full" : "short");
+	stress_base_take(&self->base);
+}
+
+FIXTURE_TEARDOWN(stress)
+{
+	struct stress_tasks t;
+
+	EXPECT_EQ(0, stress_reap_all(10)) TH_LOG("children left over");
+	stress_scan_tasks(getpid(), &t);
+	EXPECT_EQ(0, t.children);
+	EXPECT_EQ(self->base.tasks.user, t.user) TH_LOG("user tasks");
+	EXPECT_EQ(self->base.tasks.zombies, t.zombies) TH_LOG("zombies");
+	EXPECT_EQ(self->base.fds, stress_count_fds()) TH_LOG("fds");
+	EXPECT_EQ(0, stress_wait_probes_zero()) TH_LOG("objects left");
+	stress_report("leftover_tasks", t.user - self->base.tasks.user);
+	stress_report("leftover_fds", stress_count_fds() - self->base.fds);
+	stress_report("leftover_probes", stress_probes_registered());
+}
+
+#endif /* SKAS_STRESS_GUESTS_H */

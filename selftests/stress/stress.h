@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the stress programs: scale and seed from the
+ * environment, a seeded generator, the leak checks run after each part,
+ * and the summary lines that selftests/stress/run.sh adds up.
+ *
+ * Environment (the kernel command line hands unknown name=value
+ * parameters to init, so VM_APPEND="skas_stress=full" reaches the tests):
+ *   skas_stress=full        the long form (make stress); default: short
+ *   skas_stress_seed=N      the seed; default: from the clock, printed
+ */
+#ifndef SKAS_STRESS_H
+#define SKAS_STRESS_H
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "../skas/skas_test.h"
+
+static inline bool stress_full(void)
+{
+	const char *s = getenv("skas_stress");
+
+	return s && !strcmp(s, "full");
+}
+
+/* @short_v in make check, @full_v in make stress. */
+static inline long stress_scale(long short_v, long full_v)
+{
+	return stress_full() ? full_v : short_v;
+}
+
+static uint64_t stress_seed_v;
+
+/* Taken once per program, before the harness forks a child per test. */
+static inline uint64_t stress_seed(void)
+{
+	uint64_t seed = stress_seed_v;
+	const char *s;
+	struct timespec ts;
+
+	if (seed)
+		return seed;
+	s = getenv("skas_stress_seed");
+	if (s && *s) {
+		seed = strtoull(s, NULL, 0);
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (uint64_t)ts.tv_sec * 1000003u + ts.tv_nsec;
+	}
+	if (!seed)
+		seed = 1;
+	stress_seed_v = seed;
+	return seed;
+}
+
+static void __attribute__((constructor)) stress_seed_init(void)
+{
+	stress_seed();
+}
+
+/* xorshift64*: small, fast, and the same everywhere. */
+struct stress_rng {
+	uint64_t s;
+};
+
+static inline void stress_rng_init(struct stress_rng *r, uint64_t salt)
+{
+	r->s = stress_seed() ^ (salt * 0x9e3779b97f4a7c15ULL);
+	if (!r->s)
+		r->s = 1;
+}
+
+static inline uint64_t stress_rand(struct stress_rng *r)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return r->s * 0x2545f4914f6cdd1dULL;
+}
+
+/* Uniform in [0, n). */
+static inline uint64_t stress_below(struct stress_rng *r, uint64_t n)
+{
+	return n ? stress_rand(r) % n : 0;
+}
+
+static inline double stress_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One summary line: "# stress: KEY VALUE", summed by run.sh. */
+#define stress_report(key, val) \
+	printf("# stress: %s %ld\n", (key), (long)(val))
+
+static inline int stress_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* the directory's own fd */
+}
+
+/*
+ * User tasks on the system (kernel threads left out: PF_KTHREAD), and how
+ * many of them are zombies or children of @parent.
+ */
+struct stress_tasks {
+	int user, zombies, children;
+};
+
+static inline void stress_scan_tasks(pid_t parent, struct stress_tasks *t)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	memset(t, 0, sizeof(*t));
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[300], buf[512], *p, state;
+		unsigned long flags;
+		int ppid, fd;
+		ssize_t n;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		p = strrchr(buf, ')');
+		if (!p || sscanf(p + 2, "%c %d %*d %*d %*d %*d %lu",
+				 &state, &ppid, &flags) != 3)
+			continue;
+		if (flags & 0x00200000)	/* PF_KTHREAD */
+			continue;
+		t->user++;
+		if (state == 'Z' || state == 'X')
+			t->zombies++;
+		if (ppid == parent)
+			t->children++;
+	}
+	closedir(d);
+}
+
+static inline int stress_probes_registered(void)
+{
+	FILE *f = fopen("/sys/module/skas/parameters/probes_registered", "r");
+	int n = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+static inline void stress_cat(const char *path)
+{
+	char buf[2048];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		printf("#   %s: %s\n", path, strerror(errno));
+		return;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	printf("#   %s:\n%s\n", path, buf);
+}
+
+/* What a leftover task is doing, for FINDINGS.md. */
+static inline void stress_dump_children(pid_t parent)
+{
+	static const char *const files[] = { "stat", "wchan", "stack" };
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[300], buf[512], *p;
+		int ppid = 0, fd;
+		ssize_t n;
+		unsigned int i;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		p = strrchr(buf, ')');
+		if (!p || sscanf(p + 2, "%*c %d", &ppid) != 1 || ppid != parent)
+			continue;
+		printf("# leftover task %s\n", e->d_name);
+		for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			snprintf(path, sizeof(path), "/proc/%s/%s", e->d_name,
+				 files[i]);
+			stress_cat(path);
+		}
+		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+		stress_cat(path);
+	}
+	closedir(d);
+	fflush(stdout);
+}
+
+/*
+ * Reap every child (the test is a child subreaper, so orphaned stubs come
+ * back to it) until none is left or @secs pass; returns how many are left.
+ */
+static inline int stress_reap_all(double secs)
+{
+	double end = stress_now() + secs;
+	struct stress_tasks t;
+
+	for (;;) {
+		pid_t p = waitpid(-1, NULL, WNOHANG);
+
+		if (p > 0)
+			continue;
+		if (p < 0 && errno == ECHILD)
+			return 0;
+		if (stress_now() > end)
+			break;
+		usleep(5000);
+	}
+	stress_scan_tasks(getpid(), &t);
+	stress_dump_children(getpid());
+	return t.children ? t.children : 1;
+}
+
+/* The baseline a part must return to. */
+struct stress_base {
+	int fds;
+	struct stress_tasks tasks;
+};
+
+static inline void stress_base_take(struct stress_base *b)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	b->fds = stress_count_fds();
+	stress_scan_tasks(getpid(), &b->tasks);
+}
+
+/* Objects are freed after an RCU grace period: wait up to 5 s. */
+static inline int stress_wait_probes_zero(void)
+{
+	int i, n = stress_probes_registered();
+
+	for (i = 0; i < 500 && n > 0; i++) {
+		usleep(10000);
+		n = stress_probes_registered();
+	}
+	return n;
+}
+
+#endif /* SKAS_STRESS_H */
