@@ -135,7 +135,7 @@ err_fds:
 long skas_thread_clone(struct skas_thread *t, void __user *uarg)
 {
 	struct skas_mem_op op = { .op = SKAS_OP_CLONE };
-	struct skas_mem_req req = { .ops = &op, .count = 1 };
+	struct skas_mem_req req = { .ops = &op, .count = 1, .tmp_fd = -1 };
 	struct file *nofile = NULL;
 	struct skas_aspace *as;
 	struct skas_thread *c;

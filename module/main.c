@@ -72,6 +72,7 @@ static long skas_check_extension(unsigned long cap)
 	case SKAS_CAP_RESET:
 	case SKAS_CAP_CLONE_THREAD:
 	case SKAS_CAP_POLICY:
+	case SKAS_CAP_INSTALL_FD:
 		return 1;
 	default:
 		return 0;

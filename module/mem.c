@@ -8,6 +8,7 @@
  * loop (skas_guest_park()) and stops again.  No mm code is reimplemented.
  */
 
+#include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
@@ -76,6 +77,35 @@ static bool skas_task_range_reserved(struct task_struct *task,
 	return ret;
 }
 
+/*
+ * SKAS_INSTALL_FD in the guest: take the lowest free number, then move it
+ * to the target with a native dup3() (which replaces what is there); the
+ * temporary number is closed in skas_mem_native_result().
+ */
+static int skas_install_fd_exec(struct skas_thread *t,
+				const struct skas_mem_op *op, struct file *file)
+{
+	unsigned int flags = (op->flags & SKAS_FD_CLOEXEC) ? O_CLOEXEC : 0;
+	unsigned long args[6] = { 0, op->addr, flags };
+	struct skas_mem_req *req = t->req;
+	int fd, ret;
+
+	fd = get_unused_fd_flags(flags);
+	if (fd < 0)
+		return fd;
+	fd_install(fd, get_file(file));
+	if (fd == op->addr)
+		return 0;
+	args[0] = fd;
+	req->tmp_fd = fd;
+	ret = skas_native_arm(t, __NR_dup3, args);
+	if (ret < 0) {
+		close_fd(fd);
+		req->tmp_fd = -1;
+	}
+	return ret;
+}
+
 /* 0 done, 1 native syscall armed, or -errno. */
 static int skas_mem_op_exec(struct skas_thread *t, const struct skas_mem_op *op,
 			    struct file *file)
@@ -87,6 +117,8 @@ static int skas_mem_op_exec(struct skas_thread *t, const struct skas_mem_op *op,
 		skas_hollow_mm();
 		return 0;
 	}
+	if (op->op == SKAS_OP_INSTALL_FD)
+		return skas_install_fd_exec(t, op, file);
 	if (op->op == SKAS_OP_CLONE) {
 		/* clone(flags, newsp, parent_tid, child_tid, tls) */
 		args[0] = op->flags;
@@ -136,7 +168,7 @@ int skas_mem_exec(struct skas_thread *t, struct skas_mem_req *req)
 			return 0;
 		}
 		req->done++;
-		if (fatal_signal_pending(current)) {
+		if (skas_dying()) {
 			if (req->done < req->count)
 				req->error = -EINTR;
 			return 0;
@@ -152,6 +184,11 @@ int skas_mem_exec(struct skas_thread *t, struct skas_mem_req *req)
  */
 void skas_mem_native_result(struct skas_mem_req *req, long result)
 {
+	if (req->tmp_fd >= 0) {
+		if (!(current->flags & PF_EXITING))	/* files gone */
+			close_fd(req->tmp_fd);
+		req->tmp_fd = -1;
+	}
 	if (IS_ERR_VALUE(result)) {
 		req->error = result;
 	} else {
@@ -248,7 +285,7 @@ static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops)
 long skas_aspace_mem(struct skas_aspace *as, void __user *uarg)
 {
 	struct skas_mem_batch args;
-	struct skas_mem_req req = { };
+	struct skas_mem_req req = { .tmp_fd = -1 };
 	long ret;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
@@ -275,6 +312,40 @@ long skas_aspace_mem(struct skas_aspace *as, void __user *uarg)
 }
 
 /**
+ * skas_aspace_install_fd() - SKAS_INSTALL_FD.
+ * @as:   the address space.
+ * @uarg: user pointer to a struct skas_install_fd.
+ *
+ * Return: 0, or -EFAULT, -EINVAL (bad size, flags, reserved, or a negative
+ * target), -EBADF (bad runtime fd, or a target above the guest's
+ * RLIMIT_NOFILE), -EMFILE, -ENOENT, -EBUSY, -ESRCH (as SKAS_MEM).
+ */
+long skas_aspace_install_fd(struct skas_aspace *as, void __user *uarg)
+{
+	struct skas_install_fd args;
+	struct skas_mem_op op = { .op = SKAS_OP_INSTALL_FD };
+	struct skas_mem_req req = { .ops = &op, .count = 1, .tmp_fd = -1 };
+	struct file *file;
+	long ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.size != sizeof(args) || (args.flags & ~SKAS_FD_CLOEXEC) ||
+	    args.target < 0 ||
+	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
+		return -EINVAL;
+	file = fget(args.fd);
+	if (!file)
+		return -EBADF;
+	op.addr = args.target;
+	op.flags = args.flags;
+	req.files = &file;
+	ret = skas_aspace_exec(as, &req);
+	fput(file);
+	return ret ? ret : req.error;
+}
+
+/**
  * skas_aspace_reset() - SKAS_RESET: empty the address space for execve.
  * @as: the address space.
  *
@@ -286,7 +357,7 @@ long skas_aspace_reset(struct skas_aspace *as)
 	struct skas_mem_op op = { .op = SKAS_OP_RESET };
 	struct file *nofile = NULL;
 	struct skas_mem_req req = { .ops = &op, .files = &nofile,
-				    .count = 1 };
+				    .count = 1, .tmp_fd = -1 };
 	struct skas_thread *t;
 	long ret;
 

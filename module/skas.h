@@ -56,6 +56,8 @@ struct skas_policy_entry {
 #define SKAS_OP_CLONE	0x100
 /* Kernel-internal SKAS_MEM operation: SKAS_RESET. */
 #define SKAS_OP_RESET	0x101
+/* Kernel-internal SKAS_MEM operation: SKAS_INSTALL_FD. */
+#define SKAS_OP_INSTALL_FD	0x102
 
 /* Thread states (struct skas_thread.state), under skas_thread.lock. */
 enum skas_thread_state {
@@ -74,6 +76,7 @@ enum skas_thread_state {
  * @done:  out: number done
  * @error: out: -errno of the failed operation, or 0
  * @result: out: the last native syscall's return value
+ * @tmp_fd: SKAS_OP_INSTALL_FD: the guest fd to close after dup3()
  */
 struct skas_mem_req {
 	struct skas_mem_op *ops;
@@ -82,6 +85,7 @@ struct skas_mem_req {
 	unsigned int done;
 	int error;
 	long result;
+	int tmp_fd;
 };
 
 /**
@@ -190,6 +194,7 @@ void skas_mem_native_result(struct skas_mem_req *req, long result);
 long skas_aspace_mem(struct skas_aspace *as, void __user *uarg);
 long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write);
 long skas_aspace_reset(struct skas_aspace *as);
+long skas_aspace_install_fd(struct skas_aspace *as, void __user *uarg);
 
 /* guest.c */
 void skas_take_fault(struct skas_run *ev);
@@ -231,6 +236,17 @@ void skas_hooks_exit(void);
 void skas_task_bind(struct skas_thread *t);
 void skas_task_unbind(struct skas_thread *t);
 extern int skas_probes_registered;
+
+/*
+ * current is being killed, or already in do_exit() (its task_works run
+ * from exit_task_work(), after exit_mm() and exit_files(), and the SIGKILL
+ * that killed it may have been dequeued): never park, never touch its mm
+ * or files.
+ */
+static inline bool skas_dying(void)
+{
+	return fatal_signal_pending(current) || (current->flags & PF_EXITING);
+}
 
 /* current's sighand: stable for current itself. */
 static inline struct sighand_struct *skas_sighand(void)

@@ -431,11 +431,13 @@ static void skas_native_done(struct skas_thread *t, bool passed)
 
 	*regs = t->native_saved;
 	skas_mem_native_result(t->req, result);
-	if (!fatal_signal_pending(current) && !t->req->error &&
+	if (!skas_dying() && !t->req->error &&
 	    skas_mem_exec(t, t->req))
 		return;
+	if (skas_dying() && !t->req->error && t->req->done < t->req->count)
+		t->req->error = -EINTR;
 	skas_guest_ops_done(t);
-	if (!fatal_signal_pending(current))
+	if (!skas_dying())
 		skas_guest_wait(t);
 }
 
@@ -461,7 +463,7 @@ static void skas_stop_work_fn(struct callback_head *cb)
 		;	/* exit() ran, or will not: this task is leaving */
 	else if (native)
 		skas_native_done(t, passed);
-	else if (!fatal_signal_pending(current))
+	else if (!skas_dying())
 		skas_guest_park(t, &ev, first);
 	skas_thread_put(t);
 }
@@ -480,7 +482,7 @@ static void skas_kick_work_fn(struct callback_head *cb)
 	park = t->state == SKAS_T_RUNNING && !t->stop_queued;
 	spin_unlock_irqrestore(&t->lock, flags);
 
-	if (park && !fatal_signal_pending(current))
+	if (park && !skas_dying())
 		skas_guest_park(t, &ev, false);
 	skas_thread_put(t);
 }

@@ -265,6 +265,7 @@ static void fuzz_misc(struct fuzz *f)
 		SKAS_GET_API_VERSION, SKAS_CHECK_EXTENSION, SKAS_CREATE_ASPACE,
 		SKAS_CREATE_THREAD, SKAS_MEM, SKAS_MEM_READ, SKAS_MEM_WRITE,
 		SKAS_RESET, SKAS_ATTACH, SKAS_RUN, SKAS_KICK, SKAS_CLONE,
+		SKAS_SET_POLICY, SKAS_INSTALL_FD,
 	};
 	int fds[] = { f->g.dev, f->g.as, f->g.thread };
 	char buf[64];

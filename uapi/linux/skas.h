@@ -52,6 +52,10 @@
  *                          fixed value, without a stop).  ia32 and x32
  *                          syscalls are always trapped.  A fork inherits
  *                          the policy.
+ *   SKAS_INSTALL_FD        arg: struct skas_install_fd *.  Installs a
+ *                          runtime file into the guest's fd table at a
+ *                          given number (replacing what was there), done
+ *                          by a stopped guest thread in its own context.
  *   SKAS_MEM_READ          arg: struct skas_mem_rw *.  Copies guest memory
  *   SKAS_MEM_WRITE         to or from a runtime buffer, ignoring the
  *                          guest's protections (like ptrace PEEK/POKE).
@@ -113,6 +117,7 @@
 #define SKAS_CAP_RESET		5	/* SKAS_RESET */
 #define SKAS_CAP_CLONE_THREAD	6	/* SKAS_CLONE with SKAS_CLONE_THREAD */
 #define SKAS_CAP_POLICY		7	/* SKAS_SET_POLICY: TRAP and CONST */
+#define SKAS_CAP_INSTALL_FD	8	/* SKAS_INSTALL_FD */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -126,6 +131,7 @@
 #define SKAS_MEM_WRITE		_IOW(SKASIO, 0x13, struct skas_mem_rw)
 #define SKAS_RESET		_IO(SKASIO, 0x14)
 #define SKAS_SET_POLICY		_IOW(SKASIO, 0x15, struct skas_policy)
+#define SKAS_INSTALL_FD		_IOW(SKASIO, 0x16, struct skas_install_fd)
 
 /* ioctls on a thread fd */
 #define SKAS_ATTACH		_IOW(SKASIO, 0x20, struct skas_attach)
@@ -215,6 +221,25 @@ struct skas_policy {
 	__u32 nr;
 	__u32 action;
 	__s64 value;
+	__u64 reserved[2];
+};
+
+/* struct skas_install_fd.flags */
+#define SKAS_FD_CLOEXEC		0x1	/* set FD_CLOEXEC on the guest's fd */
+
+/**
+ * struct skas_install_fd - argument of SKAS_INSTALL_FD
+ * @size:     sizeof(struct skas_install_fd)
+ * @flags:    SKAS_FD_CLOEXEC or 0
+ * @fd:       the runtime's file descriptor
+ * @target:   the guest's descriptor number (>= 0)
+ * @reserved: must be 0
+ */
+struct skas_install_fd {
+	__u32 size;
+	__u32 flags;
+	__s32 fd;
+	__s32 target;
 	__u64 reserved[2];
 };
 
