@@ -50,12 +50,22 @@ TEST(api_version_is_frozen)
 
 TEST(check_extension_known_and_unknown)
 {
-	unsigned long unknown[] = { 0, 0x7fffffff, 0x80000000UL, ~0UL };
+	unsigned long known[] = {
+		SKAS_CAP_ASPACE, SKAS_CAP_THREAD, SKAS_CAP_MEM, SKAS_CAP_CLONE,
+		SKAS_CAP_RESET, SKAS_CAP_CLONE_THREAD, SKAS_CAP_POLICY,
+		SKAS_CAP_INSTALL_FD,
+	};
+	unsigned long unknown[] = { 0, 9, 0x7fffffff, 0x80000000UL, ~0UL };
 	unsigned int i;
 	int fd = skas_open_dev();
 
 	ASSERT_LE(0, fd);
-	EXPECT_LT(0, ioctl(fd, SKAS_CHECK_EXTENSION, SKAS_CAP_ASPACE));
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		unsigned long cap = known[i];
+
+		EXPECT_LT(0, ioctl(fd, SKAS_CHECK_EXTENSION, cap))
+			TH_LOG("cap %lu", cap);
+	}
 	for (i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
 		unsigned long cap = unknown[i];
 
