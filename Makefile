@@ -40,6 +40,7 @@ help:
 	@echo '                  CMD=... runs a command instead; KVER=6.1; EXTRA=DIR -> /extra'
 	@echo 'make bench        benchmarks: every workload and path, 6.12 and 6.1 VMs'
 	@echo '                  KVER=6.12 CLOCK=icount|wall REPS= SCALE= ONLY= PATHS= PLOT=1'
+	@echo 'make stress       long stress suite on 6.1, 6.12, debug; KVERS= SEED='
 	@echo 'make style        checkpatch --strict on the module'
 	@echo 'make sparse       sparse (C=2) on the module'
 	@echo 'make deps         install the Debian packages the harness needs (root)'
@@ -87,6 +88,11 @@ deps:
 bench: deps user
 	KVER="$(KVER)" CLOCK="$(CLOCK)" REPS="$(REPS)" SCALE="$(SCALE)" \
 		ONLY="$(ONLY)" PATHS="$(PATHS)" PLOT="$(PLOT)" bench/run.sh
+
+# The long form of the stress suite (make check runs the short one).
+.PHONY: stress
+stress: deps user
+	KVERS="$(or $(KVERS),6.1 6.12 debug)" SEED="$(SEED)" selftests/stress/run.sh
 
 style:
 	@test -x $(checkpatch) || $(QEMU)/fetch-kernels.sh source-6.12
