@@ -120,6 +120,10 @@ static long skas_aspace_ioctl(struct file *file, unsigned int cmd,
 {
 	struct skas_aspace *as = file->private_data;
 
+	/* The fd is the capability; the creator's uid is checked as well. */
+	if (_IOC_TYPE(cmd) == SKASIO && !uid_eq(current_euid(), as->owner))
+		return -EPERM;
+
 	switch (cmd) {
 	case SKAS_CREATE_THREAD:
 		return skas_create_thread(as, (void __user *)arg);

@@ -807,6 +807,10 @@ static long skas_thread_ioctl(struct file *file, unsigned int cmd,
 {
 	struct skas_thread *t = file->private_data;
 
+	/* The fd is the capability; the creator's uid is checked as well. */
+	if (_IOC_TYPE(cmd) == SKASIO && !uid_eq(current_euid(), t->as->owner))
+		return -EPERM;
+
 	switch (cmd) {
 	case SKAS_ATTACH:
 		return skas_thread_attach(t, (void __user *)arg);
@@ -825,6 +829,8 @@ static int skas_thread_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct skas_thread *t = file->private_data;
 
+	if (!uid_eq(current_euid(), t->as->owner))
+		return -EPERM;
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != SKAS_RUN_PAGE_SIZE ||
 	    !(vma->vm_flags & VM_SHARED))
 		return -EINVAL;

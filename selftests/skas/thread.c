@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -382,6 +383,53 @@ TEST(attach_by_other_uid_EPERM)
 	close(t);
 	close(as);
 	close(dev);
+}
+
+/* Holding the fds is not enough: another uid can't drive the guest. */
+TEST_F(guest, other_uid_cannot_drive)
+{
+	struct skas_create_thread ct;
+	struct skas_mem_rw rw;
+	char c;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(20);
+		if (ioctl(self->g.thread, SKAS_RUN, 0) != -1 || errno != EPERM)
+			_exit(1);
+		if (ioctl(self->g.thread, SKAS_KICK, 0) != -1 || errno != EPERM)
+			_exit(2);
+		memset(&rw, 0, sizeof(rw));
+		rw.size = sizeof(rw);
+		rw.addr = 0x10000;
+		rw.buf = (unsigned long)&c;
+		rw.len = 1;
+		if (ioctl(self->g.as, SKAS_MEM_READ, &rw) != -1 ||
+		    errno != EPERM)
+			_exit(3);
+		memset(&ct, 0, sizeof(ct));
+		ct.size = sizeof(ct);
+		if (ioctl(self->g.as, SKAS_CREATE_THREAD, &ct) != -1 ||
+		    errno != EPERM)
+			_exit(4);
+		if (mmap(NULL, SKAS_RUN_PAGE_SIZE, PROT_READ, MAP_SHARED,
+			 self->g.thread, 0) != MAP_FAILED || errno != EPERM)
+			_exit(5);
+		/* Unknown commands stay ENOTTY when not ours. */
+		if (ioctl(self->g.as, _IO('x', 1), 0) != -1 || errno != ENOTTY)
+			_exit(6);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* The owner still can. */
+	skas_regs_at(&self->g, 0x10000);
+	EXPECT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
 }
 
 TEST(runtime_death_kills_guest)
