@@ -6,7 +6,9 @@
 #
 # Usage: selftests/stress/run.sh            (KVERS="6.1 6.12 debug" default)
 # Environment: KVERS, SEED (a seed to reproduce; default: one per run,
-# printed), VM_APPEND and VM_TIMEOUT as for qemu/vm-test.sh.
+# printed), FILTER (the vm.list lines to run, default selftests/stress;
+# make fuzz: selftests/stress/seqfuzz), DURATION (seconds of the sequence
+# fuzzer, default 120), VM_APPEND and VM_TIMEOUT as for qemu/vm-test.sh.
 #
 # The tests are the stress lines of selftests/vm.list; the kernel command
 # line hands skas_stress=full and skas_stress_seed=N to init, whose
@@ -17,13 +19,16 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 KVERS=${KVERS:-6.1 6.12 debug}
 SEED=${SEED:-$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')}
 export VM_TIMEOUT=${VM_TIMEOUT:-3600}
-append="skas_stress=full skas_stress_seed=$SEED ${VM_APPEND:-}"
+FILTER=${FILTER:-selftests/stress}
+append="skas_stress=full skas_stress_seed=$SEED"
+[ -n "${DURATION:-}" ] && append+=" skas_fuzz_secs=$DURATION"
+append+=" ${VM_APPEND:-}"
 
 echo "stress: seed $SEED (SEED=$SEED make stress reproduces), kernels: $KVERS"
 failed=0
 declare -A sum
 for k in $KVERS; do
-	VM_APPEND="$append" "$top/qemu/vm-test.sh" "$k" selftests/stress
+	VM_APPEND="$append" "$top/qemu/vm-test.sh" "$k" "$FILTER"
 	rc=$?
 	[ $rc -eq 0 ] || failed=$((failed + 1))
 	res=$top/build/vm/$k/results.log
@@ -63,6 +68,7 @@ row '  runtime SIGKILL: in READ/WRITE' runtime_kills_in_rw
 row '  guest SIGKILL from outside' guest_kills
 row '  rmmod refused under load' rmmod_refused
 row '  insmod/rmmod cycles' module_cycles
+row '  sequence fuzzer calls' fuzz_calls
 echo "lost (must be 0)"
 row '  leftover tasks' leftover_tasks
 row '  leftover fds' leftover_fds

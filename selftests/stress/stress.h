@@ -123,7 +123,8 @@ struct stress_tasks {
 	int user, zombies, children;
 };
 
-static inline void stress_scan_tasks(pid_t parent, struct stress_tasks *t)
+static inline void stress_scan_tasks_v(pid_t parent, struct stress_tasks *t,
+				       bool verbose)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -155,8 +156,11 @@ static inline void stress_scan_tasks(pid_t parent, struct stress_tasks *t)
 		if (flags & 0x00200000)	/* PF_KTHREAD */
 			continue;
 		t->user++;
-		if (state == 'Z' || state == 'X')
+		if (state == 'Z' || state == 'X') {
 			t->zombies++;
+			if (verbose)
+				printf("# zombie: %s", buf);
+		}
 		if (ppid == parent)
 			t->children++;
 	}
@@ -190,6 +194,11 @@ static inline void stress_cat(const char *path)
 	close(fd);
 	buf[n > 0 ? n : 0] = 0;
 	printf("#   %s:\n%s\n", path, buf);
+}
+
+static inline void stress_scan_tasks(pid_t parent, struct stress_tasks *t)
+{
+	stress_scan_tasks_v(parent, t, false);
 }
 
 /* What a leftover task is doing, for FINDINGS.md. */
