@@ -41,6 +41,7 @@ help:
 	@echo 'make bench        benchmarks: every workload and path, 6.12 and 6.1 VMs'
 	@echo '                  KVER=6.12 CLOCK=icount|wall REPS= SCALE= ONLY= PATHS= PLOT=1'
 	@echo 'make stress       long stress suite on 6.1, 6.12, debug; KVERS= SEED='
+	@echo 'make fuzz         sequence fuzzer on 6.1, 6.12, debug; DURATION=s KVERS= SEED='
 	@echo 'make style        checkpatch --strict on the module'
 	@echo 'make sparse       sparse (C=2) on the module'
 	@echo 'make deps         install the Debian packages the harness needs (root)'
@@ -93,6 +94,13 @@ bench: deps user
 .PHONY: stress
 stress: deps user
 	KVERS="$(or $(KVERS),6.1 6.12 debug)" SEED="$(SEED)" selftests/stress/run.sh
+
+# The sequence fuzzer alone, DURATION seconds per kernel (make check: 20).
+.PHONY: fuzz
+fuzz: deps user
+	KVERS="$(or $(KVERS),6.1 6.12 debug)" SEED="$(SEED)" \
+		DURATION="$(or $(DURATION),300)" FILTER=selftests/stress/seqfuzz \
+		selftests/stress/run.sh
 
 style:
 	@test -x $(checkpatch) || $(QEMU)/fetch-kernels.sh source-6.12
