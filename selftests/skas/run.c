@@ -50,6 +50,54 @@ FIXTURE_TEARDOWN(guest)
 	skas_guest_stop(&self->g);
 }
 
+/*
+ * The issue's end-to-end case on the raw ABI: a guest program that prints
+ * with write() and exits, every syscall handled by this loop.
+ */
+TEST_F(guest, hello_world_guest)
+{
+	static const unsigned char code[] = {
+		0x48, 0x8d, 0x35, 0x1a, 0x00, 0x00, 0x00, /* lea msg(%rip),%rsi */
+		0xbf, 0x01, 0x00, 0x00, 0x00,		/* mov $1,%edi */
+		0xba, 0x0d, 0x00, 0x00, 0x00,		/* mov $13,%edx */
+		0xb8, 0x01, 0x00, 0x00, 0x00,		/* mov $1,%eax */
+		0x0f, 0x05,				/* syscall */
+		0x89, 0xc7,				/* mov %eax,%edi */
+		0xb8, 0xe7, 0x00, 0x00, 0x00,		/* mov $231,%eax */
+		0x0f, 0x05,				/* syscall */
+		'h', 'e', 'l', 'l', 'o', ',', ' ', 'w', 'o', 'r', 'l', 'd',
+		'\n',
+	};
+	struct skas_run *run = self->g.run;
+	char out[64] = "", buf[64];
+	int status = -1, n = 0;
+
+	ASSERT_EQ(0, load_code(&self->g, code, sizeof(code)));
+	run->regs.rsp = 0;
+	for (;;) {
+		ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+		struct skas_exit_syscall *sc = &run->exit.syscall;
+
+		ASSERT_LT(n++, 10);
+		if (sc->nr == 1 && sc->args[0] == 1 && sc->args[2] < 64) {
+			long len = skas_rw(self->g.as, false, sc->args[1], buf,
+					   sc->args[2]);
+
+			ASSERT_EQ((long)sc->args[2], len);
+			strncat(out, buf, len);
+			run->regs.rax = len;
+		} else if (sc->nr == 231) {
+			status = sc->args[0];
+			break;
+		} else {
+			run->regs.rax = -ENOSYS;
+		}
+	}
+	EXPECT_STREQ("hello, world\n", out);
+	EXPECT_EQ(13, status);	/* exit_group(write's result) */
+	EXPECT_EQ(2, n);
+}
+
 /* int $0x80 with exit's ia32 number: reported with the ia32 ABI. */
 TEST_F(guest, int80_is_trapped_with_ia32_abi)
 {
