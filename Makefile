@@ -26,7 +26,7 @@ else
 MODULE_FOR := $(KDIR)
 endif
 
-.PHONY: all help module user clang $(SUBDIRS) init check check-native demo \
+.PHONY: all help module user clang $(SUBDIRS) bench-programs init check check-native demo \
 	style sparse deps clean bench
 
 all: module user
@@ -49,7 +49,7 @@ help:
 module:
 	$(QEMU)/build-module.sh $(MODULE_FOR)
 
-user: $(SUBDIRS) init
+user: $(SUBDIRS) bench-programs init
 
 libuml:
 	$(MAKE) -C libuml
@@ -59,6 +59,10 @@ guest-runtime: libuml
 
 selftests: libuml
 	$(MAKE) -C selftests
+
+# The benchmark workloads (bench/); `make bench` runs them.
+bench-programs: libuml
+	$(MAKE) -C bench
 
 init: build/qemu/init
 
@@ -112,5 +116,5 @@ sparse:
 	$(QEMU)/build-module.sh $(MODULE_FOR) C=2 CHECK='sparse -Wsparse-error'
 
 clean:
-	for d in $(SUBDIRS); do $(MAKE) -C $$d clean; done
+	for d in $(SUBDIRS) bench; do $(MAKE) -C $$d clean; done
 	rm -rf build

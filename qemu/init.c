@@ -152,10 +152,18 @@ static int run(char *const argv[], int out_fd)
 		execv(argv[0], argv);
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+	/*
+	 * As PID 1, reap every child: orphans (killed guests' stubs, a
+	 * test's leftovers) are reparented to init and would stay zombies.
+	 */
+	for (;;) {
+		pid_t w = wait(&status);
+
+		if (w == pid)
+			return status;
+		if (w < 0 && errno != EINTR)
 			return -1;
-	return status;
+	}
 }
 
 static void step_tests(void)
