@@ -124,7 +124,10 @@ FIXTURE_SETUP(stress)
 		       (unsigned long long)stress_seed(),
 		       (unsigned long long)stress_seed(),
 		       stress_full() ? "full" : "short");
-	stress_base_take(&self->base);
+	/* Also in the kernel log: the console keeps it through a panic. */
+	stress_kmsg("%s: seed %llu\n", _metadata->name,
+		    (unsigned long long)stress_seed());
+	stress_base_take(&self->base);	/* after the kmsg fd is open */
 }
 
 FIXTURE_TEARDOWN(stress)

@@ -31,10 +31,22 @@ struct fstate {
 	int as[NAS];
 	struct fthread th[NTH];
 	long ops[16], bad;
+	bool trace;	/* skas_fuzz_trace=1: each call in the kernel log */
 };
 
 static void on_alarm(int sig)
 {
+}
+
+/* Random guest code faults: keep "traps: ..." lines out of the kernel log. */
+static void exception_trace(const char *v)
+{
+	FILE *f = fopen("/proc/sys/debug/exception-trace", "w");
+
+	if (f) {
+		fputs(v, f);
+		fclose(f);
+	}
 }
 
 static int slot_of(int *v, int n)
@@ -126,6 +138,8 @@ static void one_op(struct fstate *s)
 	int op = stress_below(&s->r, 12), i, t, as, ret, n;
 
 	s->ops[op]++;
+	if (s->trace)
+		stress_kmsg("seqfuzz: op %d\n", op);
 	switch (op) {
 	case 0:	/* a new guest: aspace, thread, stub, code */
 		t = free_thread(s);
@@ -154,6 +168,11 @@ static void one_op(struct fstate *s)
 			s->th[t].run->regs.eflags = stress_rand(&s->r);
 			s->th[t].run->regs.cs = stress_rand(&s->r) & 0xffff;
 		}
+		if (s->trace)
+			stress_kmsg("seqfuzz: run t%d pid %d rip %#llx rsp %#llx\n",
+				    t, s->th[t].pid,
+				    (unsigned long long)s->th[t].run->regs.rip,
+				    (unsigned long long)s->th[t].run->regs.rsp);
 		memset(&it, 0, sizeof(it));
 		it.it_value.tv_usec = 1000 + stress_below(&s->r, 20000);
 		setitimer(ITIMER_REAL, &it, NULL);
@@ -294,8 +313,10 @@ TEST_F_TIMEOUT(stress, sequence_fuzzer, 3600)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;	/* no SA_RESTART: runs return EINTR */
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	exception_trace("0");
 	memset(&s, 0, sizeof(s));
 	stress_rng_init(&s.r, 6);
+	s.trace = getenv("skas_fuzz_trace") != NULL;
 	s.dev = skas_open_dev();
 	ASSERT_LE(0, s.dev);
 	for (i = 0; i < NAS; i++)
@@ -315,6 +336,7 @@ TEST_F_TIMEOUT(stress, sequence_fuzzer, 3600)
 			close(s.as[i]);
 	close(s.dev);
 	signal(SIGALRM, SIG_DFL);
+	exception_trace("1");
 	EXPECT_EQ(0, s.bad);
 	ksft_print_msg("%ld calls in %lds: new %ld run %ld mem %ld rw %ld clone %ld kick %ld kill %ld close-thread %ld close-as %ld policy %ld reset %ld thread %ld\n",
 		       total, secs, s.ops[0], s.ops[1], s.ops[2], s.ops[3],
