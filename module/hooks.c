@@ -2,9 +2,10 @@
 /*
  * Kernel hooks: the tracepoint probes and the task hash.
  *
- * The probes are registered only while at least one address space exists
- * (skas_hooks_get()/skas_hooks_put()), so that host syscalls take the fast
- * path when no guest is alive.  skas_probes_registered counts them and is
+ * The probes are registered only while at least one address space exists,
+ * and for SKAS_HOOKS_LINGER after the last one goes (skas_hooks_get() and
+ * skas_hooks_put()), so that host syscalls take the fast path when no
+ * guest is alive.  skas_probes_registered counts them and is
  * readable in /sys/module/skas/parameters/probes_registered.
  *
  * Every probe first looks current (or the signal's target) up in an RCU
@@ -17,6 +18,7 @@
 #include <linux/rculist.h>
 #include <linux/sched/signal.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 
 #include "skas.h"
 
@@ -170,8 +172,30 @@ static void skas_hooks_unregister(unsigned int n)
 	tracepoint_synchronize_unregister();
 }
 
+/*
+ * Registering and unregistering patch kernel text (the tracepoints' static
+ * keys) and walk every thread; a runtime that starts and ends guests many
+ * times a second would do it for each.  So the probes linger a moment
+ * after the last address space goes.
+ */
+#define SKAS_HOOKS_LINGER	HZ
+
+static bool skas_hooks_live;
+
+static void skas_hooks_unreg_fn(struct work_struct *work)
+{
+	mutex_lock(&skas_hooks_lock);
+	if (!skas_hooks_users && skas_hooks_live) {
+		skas_hooks_unregister(ARRAY_SIZE(skas_tps));
+		skas_hooks_live = false;
+	}
+	mutex_unlock(&skas_hooks_lock);
+}
+
+static DECLARE_DELAYED_WORK(skas_hooks_unreg, skas_hooks_unreg_fn);
+
 /**
- * skas_hooks_get() - register the probes if this is the first user.
+ * skas_hooks_get() - make sure the probes are registered, for one user.
  *
  * Return: 0 or a -errno from tracepoint_probe_register().
  */
@@ -181,34 +205,36 @@ int skas_hooks_get(void)
 	int ret = 0;
 
 	mutex_lock(&skas_hooks_lock);
-	if (skas_hooks_users++)
-		goto out;
-	for (i = 0; i < ARRAY_SIZE(skas_tps); i++) {
-		ret = tracepoint_probe_register(skas_tps[i].tp,
-						skas_tps[i].probe, NULL);
+	if (!skas_hooks_live) {
+		for (i = 0; i < ARRAY_SIZE(skas_tps); i++) {
+			ret = tracepoint_probe_register(skas_tps[i].tp,
+							skas_tps[i].probe,
+							NULL);
+			if (ret)
+				break;
+			skas_probes_registered++;
+		}
 		if (ret)
-			break;
-		skas_probes_registered++;
+			skas_hooks_unregister(i);
+		else
+			skas_hooks_live = true;
 	}
-	if (ret) {
-		skas_hooks_unregister(i);
-		skas_hooks_users--;
-	}
-out:
+	if (!ret)
+		skas_hooks_users++;
 	mutex_unlock(&skas_hooks_lock);
 	return ret;
 }
 
 /**
- * skas_hooks_put() - unregister the probes when the last user goes.
- *
- * May sleep (it waits for running probes to finish).
+ * skas_hooks_put() - drop a user; the last one schedules the unregistering
+ * SKAS_HOOKS_LINGER later (a new user in between keeps the probes).
  */
 void skas_hooks_put(void)
 {
 	mutex_lock(&skas_hooks_lock);
 	if (!--skas_hooks_users)
-		skas_hooks_unregister(ARRAY_SIZE(skas_tps));
+		mod_delayed_work(system_wq, &skas_hooks_unreg,
+				 SKAS_HOOKS_LINGER);
 	mutex_unlock(&skas_hooks_lock);
 }
 
@@ -233,11 +259,11 @@ int skas_hooks_init(void)
 }
 
 /**
- * skas_hooks_exit() - counterpart of skas_hooks_init().
- *
- * Nothing is registered by then: every address space holds a module
- * reference until its final free, which drops the hooks.
+ * skas_hooks_exit() - counterpart of skas_hooks_init(): unregister now if
+ * the probes are still lingering.  No address space is left by then.
  */
 void skas_hooks_exit(void)
 {
+	cancel_delayed_work_sync(&skas_hooks_unreg);
+	skas_hooks_unreg_fn(NULL);
 }

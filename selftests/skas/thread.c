@@ -466,7 +466,7 @@ TEST(probes_registered_only_while_objects_live)
 
 	ASSERT_LE(0, dev);
 	/* Objects of earlier tests are freed asynchronously. */
-	for (int i = 0; i < 200 && probes_registered() != 0; i++)
+	for (int i = 0; i < 500 && probes_registered() != 0; i++)
 		usleep(10000);
 	EXPECT_EQ(0, probes_registered());
 	as = skas_create_aspace(dev);
@@ -478,8 +478,8 @@ TEST(probes_registered_only_while_objects_live)
 	/* The thread holds the address space. */
 	EXPECT_LT(0, probes_registered());
 	close(t);
-	/* The final free runs from a work item after an RCU grace period. */
-	for (int i = 0; i < 200 && probes_registered() != 0; i++)
+	/* Unregistered a second after the last address space goes. */
+	for (int i = 0; i < 500 && probes_registered() != 0; i++)
 		usleep(10000);
 	EXPECT_EQ(0, probes_registered());
 	close(dev);
