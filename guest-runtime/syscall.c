@@ -59,6 +59,8 @@ void stats_print(void)
 	size_t nr;
 	int i;
 
+	fprintf(stderr, "umlrun: backend %s\n",
+		uml_backend_name(uml_host_backend(host)));
 	fprintf(stderr, "umlrun: %-20s %10s %12s\n", "syscall", "calls",
 		"usec");
 	for (nr = 0; nr < MAX_NR; nr++)

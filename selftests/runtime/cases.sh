@@ -83,6 +83,7 @@ expect_output "threads, futexes, tgkill" "threads 80000" "$TESTBIN/threads"
 expect_grep "--strace shows decoded calls" '^\[1\] exit_group(5) = ?' \
 	--strace $BB sh -c 'exit 5'
 expect_grep "--stats counts syscalls" 'exit_group *1' --stats $BB true
+expect_grep "--stats names the backend in use" "^umlrun: backend $B\$" --stats $BB true
 # An unsupported syscall (socket, 41) is reported once per run, not per call.
 n_unsup=$($BB timeout 60 "$UMLRUN" --backend="$B" --strace $BB sh -c \
 	'nc 127.0.0.1 1; nc 127.0.0.1 1' 2>&1 | $BB grep -c "unsupported syscall 41")
