@@ -112,7 +112,7 @@ if ! grep -q '^SKAS-DONE$' "$res"; then
 	fail=$((fail + 1))
 fi
 # Kernel log: console (printed live, survives a panic) and init's dmesg dump.
-bad='WARNING:|BUG:|Oops|general protection|KASAN:|possible circular locking|inconsistent lock state|possible recursive locking|unreferenced object|sleeping function called from invalid context|Kernel panic|soft lockup|hard LOCKUP|blocked for more than|UBSAN:|list_add corruption|list_del corruption|refcount_t:'
+bad='WARNING:|BUG:|Oops|general protection fault.*\[#|KASAN:|possible circular locking|inconsistent lock state|possible recursive locking|unreferenced object|sleeping function called from invalid context|Kernel panic|soft lockup|hard LOCKUP|blocked for more than|UBSAN:|list_add corruption|list_del corruption|refcount_t:'
 if grep -aEn "$bad" "$out/console.log" "$res" > "$out/kernel-bad.log"; then
 	echo "not ok - vm-$kver: kernel log is clean"
 	sed 's/^/# /' "$out/kernel-bad.log" | head -n 40
