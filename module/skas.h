@@ -101,6 +101,7 @@ struct skas_mem_req {
  * @kick_queued: @kick_work is queued
  * @exit_reported: SKAS_EXIT_EXITED was returned once
  * @first_stop: the next stop is the first, after SKAS_ATTACH
+ * @first_park: the stop work queued by the first stop, which parks
  * @attached:   the first stop happened: the thread can be run
  * @state:      enum skas_thread_state
  * @task:       the host task (a task reference is held), or NULL
@@ -141,6 +142,7 @@ struct skas_thread {
 	bool kick_queued;
 	bool exit_reported;
 	bool first_stop;
+	bool first_park;
 	bool attached;
 	struct task_struct *task;
 	struct skas_run *run;

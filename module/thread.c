@@ -329,8 +329,6 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 	unsigned long flags;
 
 	if (first) {
-		skas_hollow_mm();
-		skas_close_all_fds();
 		WRITE_ONCE(t->as->syscall_insn, skas_find_syscall_insn());
 		memset(&run->regs, 0, sizeof(run->regs));
 	} else if (t->clone_start) {
@@ -441,30 +439,65 @@ static void skas_native_done(struct skas_thread *t, bool passed)
 		skas_guest_wait(t);
 }
 
+/*
+ * The first stop after SKAS_ATTACH: hollow the stub, and park in a second
+ * pass of stop_work.  Unmapping and closing drop file references through
+ * deferred fput()s, task_works of their own; queued after the second pass,
+ * they run before it (task_works run last in, first out).  So when the
+ * runtime died before the attach, the thread file's last reference goes
+ * here, its release SIGKILLs this task, and the park sees the kill instead
+ * of waiting for a SKAS_RUN that nobody can issue any more.
+ */
+static void skas_guest_hollow(struct skas_thread *t)
+{
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&t->lock, flags);
+	ret = skas_thread_queue(t, &t->stop_work, TWA_RESUME);
+	if (!ret) {
+		t->first_park = true;
+		t->stop_queued = true;
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (ret) {
+		force_sig(SIGKILL);	/* exiting already: never run the stub */
+		return;
+	}
+	skas_hollow_mm();
+	skas_close_all_fds();
+}
+
 static void skas_stop_work_fn(struct callback_head *cb)
 {
 	struct skas_thread *t = container_of(cb, struct skas_thread,
 					     stop_work);
 	struct skas_run ev;
 	unsigned long flags;
-	bool first, native, passed;
+	bool first, first_park, native, passed;
 
 	spin_lock_irqsave(&t->lock, flags);
 	t->stop_queued = false;
 	ev = t->ev;
 	first = t->first_stop;
 	t->first_stop = false;
+	first_park = t->first_park;
+	t->first_park = false;
 	native = t->native_active;
 	passed = t->native_passed;
 	t->native_active = false;
 	spin_unlock_irqrestore(&t->lock, flags);
 
-	if (native && t->native_exit)
+	if (first) {
+		if (!skas_dying())
+			skas_guest_hollow(t);
+	} else if (native && t->native_exit) {
 		;	/* exit() ran, or will not: this task is leaving */
-	else if (native)
+	} else if (native) {
 		skas_native_done(t, passed);
-	else if (!skas_dying())
-		skas_guest_park(t, &ev, first);
+	} else if (!skas_dying()) {
+		skas_guest_park(t, &ev, first_park);
+	}
 	skas_thread_put(t);
 }
 
@@ -860,7 +893,7 @@ static int skas_thread_release(struct inode *inode, struct file *file)
 	 * Give the guest a moment to die, so that the objects are gone soon
 	 * after the last close (rmmod).  Bounded: a close never hangs.
 	 */
-	if (READ_ONCE(t->task))
+	if (READ_ONCE(t->task) && READ_ONCE(t->task) != current)
 		wait_event_timeout(t->rt_wq,
 				   READ_ONCE(t->state) == SKAS_T_DEAD, HZ);
 	skas_thread_put(t);

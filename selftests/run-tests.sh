@@ -44,7 +44,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/run-tests.XXXXXX") || exit 2
 trap 'rm -f "$out"' EXIT
 
 echo "TAP version 13"
-while read -r line; do
+while read -r line || [ -n "$line" ]; do
 	line=${line%%#*}
 	set -- $line
 	[ $# -gt 0 ] || continue
