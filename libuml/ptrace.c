@@ -37,7 +37,6 @@ _Static_assert(sizeof(struct uml_regs) == sizeof(struct user_regs_struct),
 _Static_assert(sizeof(struct uml_fpregs) == sizeof(struct user_fpregs_struct),
 	       "uml_fpregs must match user_fpregs_struct");
 
-extern const char __uml_stub_elf[], __uml_stub_elf_end[];
 
 /* Anything at or above this is beyond the 47-bit user address space. */
 #define USER_END	0x7ffffffff000ULL
@@ -52,21 +51,10 @@ extern const char __uml_stub_elf[], __uml_stub_elf_end[];
 
 int __uml_ptrace_host_init(struct uml_host *host)
 {
-	size_t len = __uml_stub_elf_end - __uml_stub_elf;
-	int fd;
+	int fd = __uml_stub_memfd();
 
-	/* MFD_EXEC (6.3+) matters under vm.memfd_noexec; 6.1 lacks it. */
-	fd = memfd_create("uml-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING | 0x10);
-	if (fd < 0 && errno == EINVAL)
-		fd = memfd_create("uml-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
-		return -errno;
-	if (write(fd, __uml_stub_elf, len) != (ssize_t)len) {
-		close(fd);
-		return -EIO;
-	}
-	fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW |
-	      F_SEAL_WRITE);
+		return fd;
 	host->stub_fd = fd;
 	host->tracer = gettid();
 	host->ops = &__uml_ptrace_ops;

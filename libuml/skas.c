@@ -43,7 +43,6 @@ _Static_assert(UML_MAP_SHARED == SKAS_MAP_SHARED &&
 _Static_assert(UML_MEM_MAP == SKAS_MEM_MAP && UML_MEM_UNMAP == SKAS_MEM_UNMAP &&
 	       UML_MEM_PROTECT == SKAS_MEM_PROTECT, "mem ops");
 
-extern const char __uml_stub_elf[], __uml_stub_elf_end[];
 
 /* The end of the 47-bit user address space. */
 #define USER_TOP	0x800000000000ULL
@@ -92,34 +91,13 @@ int __uml_skas_probe(void)
 	return 0;
 }
 
-/* The stub ELF in a sealed memfd, as the ptrace backend has it. */
-static int stub_memfd(void)
-{
-	size_t len = __uml_stub_elf_end - __uml_stub_elf;
-	int fd;
-
-	/* MFD_EXEC (6.3+) matters under vm.memfd_noexec; 6.1 lacks it. */
-	fd = memfd_create("uml-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING | 0x10);
-	if (fd < 0 && errno == EINVAL)
-		fd = memfd_create("uml-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, __uml_stub_elf, len) != (ssize_t)len) {
-		close(fd);
-		return -EIO;
-	}
-	fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW |
-	      F_SEAL_WRITE);
-	return fd;
-}
-
 int __uml_skas_host_init(struct uml_host *host)
 {
 	int dev = dev_open(), fd;
 
 	if (dev < 0)
 		return dev;
-	fd = stub_memfd();
+	fd = __uml_stub_memfd();
 	if (fd < 0) {
 		close(dev);
 		return fd;

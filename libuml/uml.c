@@ -493,3 +493,27 @@ void *uml_thread_get_data(const struct uml_thread *t)
 {
 	return t->data;
 }
+
+/*
+ * The stub ELF (embedded by stub_blob.S) in a sealed memfd, which both
+ * backends execute to get a fresh host task.  Returns the fd or -errno.
+ */
+int __uml_stub_memfd(void)
+{
+	size_t len = __uml_stub_elf_end - __uml_stub_elf;
+	int fd;
+
+	/* MFD_EXEC (6.3+) matters under vm.memfd_noexec; 6.1 lacks it. */
+	fd = memfd_create("uml-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING | 0x10);
+	if (fd < 0 && errno == EINVAL)
+		fd = memfd_create("uml-stub", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, __uml_stub_elf, len) != (ssize_t)len) {
+		close(fd);
+		return -EIO;
+	}
+	fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW |
+	      F_SEAL_WRITE);
+	return fd;
+}
