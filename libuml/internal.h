@@ -96,6 +96,7 @@ int __uml_skas_probe(void);
 /* Shared helpers (uml.c). */
 extern const char __uml_stub_elf[], __uml_stub_elf_end[];
 int __uml_stub_memfd(void);
+int __uml_stub_child_fds(int stub_fd, int keep, int keep_at);
 void __uml_aspace_link(struct uml_host *host, struct uml_aspace *as);
 void __uml_aspace_unlink(struct uml_aspace *as);
 void __uml_thread_link(struct uml_aspace *as, struct uml_thread *t);

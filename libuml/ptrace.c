@@ -285,7 +285,7 @@ static void __attribute__((noreturn)) stub_child(int stub_fd, int sock,
 	struct sigaction sa = { .sa_handler = SIG_DFL };
 	sigset_t all;
 	char path[40];
-	int sig, fd, i;
+	int sig, fd;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
@@ -295,18 +295,10 @@ static void __attribute__((noreturn)) stub_child(int stub_fd, int sock,
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 
-	fd = fcntl(stub_fd, F_DUPFD_CLOEXEC, STUB_SOCK_FD + 1);
-	if (fd < 0 || dup2(sock, STUB_SOCK_FD) < 0 ||
-	    fcntl(STUB_SOCK_FD, F_SETFD, 0))
-		_exit(127);
 	/* Everything but the socket goes: fds 0-2 now, the rest at exec. */
-	for (i = 0; i < STUB_SOCK_FD; i++)
-		close(i);
-	if (syscall(SYS_close_range, STUB_SOCK_FD + 1, ~0U, 4 /* CLOEXEC */)) {
-		for (i = STUB_SOCK_FD + 1; i < 65536; i++)
-			if (i != fd)
-				close(i);
-	}
+	fd = __uml_stub_child_fds(stub_fd, sock, STUB_SOCK_FD);
+	if (fd < 0)
+		_exit(127);
 	if (ptrace(PTRACE_TRACEME, 0, 0, 0))
 		_exit(127);
 	syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);

@@ -256,23 +256,15 @@ static void __attribute__((noreturn)) stub_child(int stub_fd, int tfd)
 	struct sigaction sa = { .sa_handler = SIG_DFL };
 	uint64_t all = ~0ULL;	/* glibc's sigfillset() leaves out 32, 33 */
 	char path[40];
-	int sig, fd, i;
+	int sig, fd;
 
 	setsid();
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all));
 	for (sig = 1; sig < 65; sig++)
 		sigaction(sig, &sa, NULL);
-	fd = fcntl(stub_fd, F_DUPFD_CLOEXEC, STUB_SKAS_FD + 1);
-	if (fd < 0 || dup2(tfd, STUB_SKAS_FD) < 0 ||
-	    fcntl(STUB_SKAS_FD, F_SETFD, 0))
+	fd = __uml_stub_child_fds(stub_fd, tfd, STUB_SKAS_FD);
+	if (fd < 0)
 		_exit(127);
-	for (i = 0; i < STUB_SKAS_FD; i++)
-		close(i);
-	if (syscall(SYS_close_range, STUB_SKAS_FD + 1, ~0U, 4 /* CLOEXEC */)) {
-		for (i = STUB_SKAS_FD + 1; i < 65536; i++)
-			if (i != fd)
-				close(i);
-	}
 	syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	execve(path, argv, envp);

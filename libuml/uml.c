@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -515,5 +516,29 @@ int __uml_stub_memfd(void)
 	}
 	fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW |
 	      F_SEAL_WRITE);
+	return fd;
+}
+
+/*
+ * In a forked child about to exec the stub: leave it @keep as fd @keep_at
+ * (inherited across exec) and the stub memfd (returned, close-on-exec);
+ * close fds below @keep_at now and mark every other close-on-exec, or close
+ * it where close_range(CLOSE_RANGE_CLOEXEC) is missing (before 5.11).
+ * Async-signal-safe.  Returns the fd to exec, or -1.
+ */
+int __uml_stub_child_fds(int stub_fd, int keep, int keep_at)
+{
+	int fd, i;
+
+	fd = fcntl(stub_fd, F_DUPFD_CLOEXEC, keep_at + 1);
+	if (fd < 0 || dup2(keep, keep_at) < 0 || fcntl(keep_at, F_SETFD, 0))
+		return -1;
+	for (i = 0; i < keep_at; i++)
+		close(i);
+	if (syscall(SYS_close_range, keep_at + 1, ~0U, 4 /* CLOEXEC */)) {
+		for (i = keep_at + 1; i < 65536; i++)
+			if (i != fd)
+				close(i);
+	}
 	return fd;
 }
