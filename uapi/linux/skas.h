@@ -49,9 +49,14 @@
  *                          64-bit syscall nr is handled: SKAS_POLICY_TRAP
  *                          (the default: a SKAS_EXIT_SYSCALL event) or
  *                          SKAS_POLICY_CONST (answered in the kernel with a
- *                          fixed value, without a stop).  ia32 and x32
- *                          syscalls are always trapped.  A fork inherits
- *                          the policy.
+ *                          fixed value, without a stop), SKAS_POLICY_THREAD
+ *                          (answered with the calling thread's own value,
+ *                          struct skas_run.thread_value) or
+ *                          SKAS_POLICY_NATIVE (executed by the host in the
+ *                          guest thread's own context; only syscalls on the
+ *                          module's safe list, -EPERM for the others).  ia32
+ *                          and x32 syscalls are always trapped.  A fork
+ *                          inherits the policy; SKAS_RESET keeps it.
  *   SKAS_INSTALL_FD        arg: struct skas_install_fd *.  Installs a
  *                          runtime file into the guest's fd table at a
  *                          given number (replacing what was there), done
@@ -118,6 +123,7 @@
 #define SKAS_CAP_CLONE_THREAD	6	/* SKAS_CLONE with SKAS_CLONE_THREAD */
 #define SKAS_CAP_POLICY		7	/* SKAS_SET_POLICY: TRAP and CONST */
 #define SKAS_CAP_INSTALL_FD	8	/* SKAS_INSTALL_FD */
+#define SKAS_CAP_POLICY_NATIVE	9	/* SKAS_POLICY_NATIVE and SKAS_POLICY_THREAD */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -202,6 +208,8 @@ struct skas_clone {
 /* struct skas_policy.action */
 #define SKAS_POLICY_TRAP	0	/* report SKAS_EXIT_SYSCALL (default) */
 #define SKAS_POLICY_CONST	1	/* return value, no stop */
+#define SKAS_POLICY_NATIVE	2	/* run it on the host, in the guest's context */
+#define SKAS_POLICY_THREAD	3	/* return the thread's run->thread_value */
 
 /* Syscall numbers SKAS_SET_POLICY accepts: [0, SKAS_POLICY_NR). */
 #define SKAS_POLICY_NR		512
@@ -211,8 +219,9 @@ struct skas_clone {
  * @size:     sizeof(struct skas_policy)
  * @flags:    none defined yet; must be 0
  * @nr:       x86-64 syscall number, below SKAS_POLICY_NR
- * @action:   SKAS_POLICY_TRAP or SKAS_POLICY_CONST
- * @value:    the return value for SKAS_POLICY_CONST; 0 for TRAP
+ * @action:   SKAS_POLICY_TRAP, SKAS_POLICY_CONST, SKAS_POLICY_NATIVE or
+ *            SKAS_POLICY_THREAD
+ * @value:    the return value for SKAS_POLICY_CONST; 0 for the others
  * @reserved: must be 0
  */
 struct skas_policy {
@@ -396,6 +405,9 @@ struct skas_exit_exited {
  * struct skas_run - the run page of a thread, mmapped from its fd
  * @exit_reason: out: SKAS_EXIT_*
  * @flags:       out: none defined yet, 0
+ * @thread_value: in: what this thread's syscalls with SKAS_POLICY_THREAD
+ *               return (e.g. its guest tid); the runtime may change it
+ *               while the thread is stopped
  * @reserved:    out: 0
  * @regs:        in/out: the guest's registers; written by the module when
  *               the guest stops, read by SKAS_RUN
@@ -407,7 +419,8 @@ struct skas_exit_exited {
 struct skas_run {
 	__u32 exit_reason;
 	__u32 flags;
-	__u64 reserved[3];
+	__s64 thread_value;
+	__u64 reserved[2];
 	struct skas_regs regs;
 	union {
 		struct skas_exit_syscall syscall;
