@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -24,6 +25,7 @@ struct task *current;
 static struct task *rq_head, *rq_tail;
 static volatile sig_atomic_t tick;
 static volatile sig_atomic_t host_sig;
+static volatile sig_atomic_t dump_req;
 static bool host_tstp;		/* a ^Z was forwarded: stop along with init */
 bool io_activity;
 
@@ -225,6 +227,70 @@ static void on_alarm(int sig)
 		uml_thread_kick(t->th);
 }
 
+static void on_dump(int sig)
+{
+	struct task *t = current;
+
+	(void)sig;
+	dump_req = 1;
+	if (t && t->th)
+		uml_thread_kick(t->th);
+}
+
+static const char *const task_states[] = {
+	[TASK_RUNNABLE] = "runnable", [TASK_SYSCALL] = "syscall",
+	[TASK_BLOCKED] = "blocked", [TASK_DEAD] = "dead",
+};
+
+/*
+ * SIGUSR1: print every guest task and what it waits for to stderr, so that
+ * a hung guest (a test's timeout sends it) can be diagnosed after the fact.
+ */
+static void dump_tasks(void)
+{
+	int64_t now = now_ns();
+	struct proc *p;
+	struct task *t;
+	int k;
+
+	dump_req = 0;
+	fprintf(stderr, "umlrun: task dump (%d procs)\n", nprocs);
+	for (p = procs; p; p = p->next) {
+		fprintf(stderr, "umlrun:  pid %d ppid %d pgid %d %s%s comm %s\n",
+			p->pid, p->parent ? p->parent->pid : 0, p->pgid,
+			p->state == PROC_ALIVE ? "alive" : "zombie",
+			p->stopped ? " stopped" : "", p->comm);
+		for (t = p->threads; t; t = t->next_in_proc) {
+			fprintf(stderr,
+				"umlrun:   tid %d %s%s nr %lld mask %#llx pending %#llx",
+				t->tid, task_states[t->state],
+				t->on_rq ? " queued" : "",
+				t->th && t->state != TASK_DEAD ?
+				(long long)uml_thread_regs(t->th)->orig_rax : -1LL,
+				(unsigned long long)t->sigmask,
+				(unsigned long long)(t->pending.set |
+						     p->shared_pending.set));
+			if (t->state == TASK_BLOCKED) {
+				for (k = 0; k < t->w.nfds; k++)
+					fprintf(stderr, " fd %d/%#x",
+						t->w.fds[k].fd,
+						(unsigned int)t->w.fds[k].events);
+				if (t->w.deadline)
+					fprintf(stderr, " in %lld ms",
+						(long long)(t->w.deadline - now) / 1000000);
+				fprintf(stderr, "%s%s%s",
+					t->w.child ? " child" : "",
+					t->w.signal ? " signal" : "",
+					t->w.vfork ? " vfork" : "");
+				if (t->w.futex)
+					fprintf(stderr, " futex %#llx",
+						(unsigned long long)t->w.futex);
+			}
+			fputc('\n', stderr);
+		}
+	}
+}
+
 static void on_host_signal(int sig)
 {
 	struct task *t = current;
@@ -260,6 +326,8 @@ static void setup_timer(void)
 	sigaction(SIGQUIT, &sa, NULL);
 	sigaction(SIGTSTP, &sa, NULL);
 	sigaction(SIGWINCH, &sa, NULL);
+	sa.sa_handler = on_dump;
+	sigaction(SIGUSR1, &sa, NULL);
 	slice_timer(true);
 }
 
@@ -352,7 +420,7 @@ static void run_task(struct task *t)
 			return;
 		if (t->p->stopped)
 			return;		/* proc_continue() queues it again */
-		if (tick || host_sig || t->yield) {
+		if (tick || host_sig || dump_req || t->yield) {
 			t->yield = false;
 			sched_enqueue(t);
 			return;
@@ -379,6 +447,8 @@ int sched_loop(void)
 		tasks_free_dead();
 		if (init_proc->state == PROC_ZOMBIE)
 			break;
+		if (dump_req)
+			dump_tasks();
 		if (host_sig)
 			forward_host_signal();
 		if (host_tstp && init_proc->stopped) {

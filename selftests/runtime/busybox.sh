@@ -32,6 +32,10 @@ if [ "$B" = skas ] && [ ! -e /dev/skas ]; then
 	exit 4
 fi
 
+# A guest run that hangs gets SIGUSR1 first: umlrun prints its task dump
+# (what each guest task waits for) into the output, then SIGKILL.
+GUEST_TIMEOUT="$BB timeout -s USR1 -k 5 60"
+
 WORK=$($BB mktemp -d "${TMPDIR:-/tmp}/umlrun-test.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT
 
@@ -63,7 +67,7 @@ run_case() {
 	(cd "$WORK/w" && $BB timeout 60 $BB sh -c "$2" > "$WORK/native" 2>&1)
 	nst=$?
 	setup_work
-	(cd "$WORK/w" && $BB timeout 60 "$UMLRUN" --backend="$B" --rw \
+	(cd "$WORK/w" && $GUEST_TIMEOUT "$UMLRUN" --backend="$B" --rw \
 		$BB sh -c "$2" > "$WORK/guest" 2>&1)
 	gst=$?
 	if [ $nst -eq $gst ] && $BB cmp -s "$WORK/native" "$WORK/guest"; then
@@ -72,7 +76,7 @@ run_case() {
 		not_ok "$1"
 		echo "# script: $2"
 		echo "# native status $nst, guest status $gst"
-		$BB diff "$WORK/native" "$WORK/guest" | $BB head -20 | \
+		$BB diff "$WORK/native" "$WORK/guest" | $BB head -40 | \
 			$BB sed 's/^/# /'
 	fi
 }
@@ -82,7 +86,7 @@ expect_status() {
 	name=$1
 	want=$2
 	shift 2
-	$BB timeout 60 "$UMLRUN" --backend="$B" "$@" > "$WORK/out" 2>&1
+	$GUEST_TIMEOUT "$UMLRUN" --backend="$B" "$@" > "$WORK/out" 2>&1
 	st=$?
 	if [ "$st" = "$want" ]; then
 		ok "$name"
@@ -98,7 +102,7 @@ expect_output() {
 	name=$1
 	want=$2
 	shift 2
-	got=$($BB timeout 60 "$UMLRUN" --backend="$B" "$@" 2>&1)
+	got=$($GUEST_TIMEOUT "$UMLRUN" --backend="$B" "$@" 2>&1)
 	st=$?
 	if [ $st -eq 0 ] && [ "$got" = "$want" ]; then
 		ok "$name"
@@ -113,7 +117,7 @@ expect_grep() {
 	name=$1
 	pat=$2
 	shift 2
-	$BB timeout 60 "$UMLRUN" --backend="$B" "$@" > "$WORK/out" 2>&1
+	$GUEST_TIMEOUT "$UMLRUN" --backend="$B" "$@" > "$WORK/out" 2>&1
 	if $BB grep -q -- "$pat" "$WORK/out"; then
 		ok "$name"
 	else
