@@ -43,6 +43,10 @@ struct uml_ops {
 			    struct uml_thread **childp,
 			    struct uml_aspace **child_asp);
 	void (*thread_destroy)(struct uml_thread *t);
+	/* Optional (NULL: TRAP only); validated, action in host->policies. */
+	int (*set_policy)(struct uml_aspace *as, unsigned int nr,
+			  unsigned int action, int64_t value);
+	int (*set_thread_value)(struct uml_thread *t, int64_t value);
 };
 
 struct uml_host {
@@ -53,6 +57,7 @@ struct uml_host {
 	int dev_fd;			/* skas: /dev/skas */
 	unsigned int skas_clone:1;	/* skas: SKAS_CAP_CLONE */
 	unsigned int skas_clone_thread:1; /* skas: SKAS_CAP_CLONE_THREAD */
+	unsigned int policies;		/* UML_POLICY_BIT() mask */
 	struct uml_aspace *aspaces;	/* list, for uml_host_close() */
 };
 

@@ -40,6 +40,11 @@ _Static_assert(sizeof(struct skas_regs) == sizeof(struct uml_regs),
 _Static_assert(UML_MAP_SHARED == SKAS_MAP_SHARED &&
 	       UML_MAP_PRIVATE == SKAS_MAP_PRIVATE &&
 	       UML_MAP_ANONYMOUS == SKAS_MAP_ANONYMOUS, "map flags");
+_Static_assert(UML_POLICY_TRAP == SKAS_POLICY_TRAP &&
+	       UML_POLICY_CONST == SKAS_POLICY_CONST &&
+	       UML_POLICY_NATIVE == SKAS_POLICY_NATIVE &&
+	       UML_POLICY_THREAD == SKAS_POLICY_THREAD &&
+	       UML_POLICY_NR == SKAS_POLICY_NR, "policy actions");
 _Static_assert(UML_MEM_MAP == SKAS_MEM_MAP && UML_MEM_UNMAP == SKAS_MEM_UNMAP &&
 	       UML_MEM_PROTECT == SKAS_MEM_PROTECT, "mem ops");
 
@@ -56,6 +61,19 @@ static const int needed_caps[] = {
 static int has_cap(int dev, int cap)
 {
 	return ioctl(dev, SKAS_CHECK_EXTENSION, (unsigned long)cap) > 0;
+}
+
+/* The tiers skas.ko announces, as a UML_POLICY_BIT() mask. */
+static unsigned int policies(int dev)
+{
+	unsigned int mask = UML_POLICY_BIT(UML_POLICY_TRAP);
+
+	if (has_cap(dev, SKAS_CAP_POLICY))
+		mask |= UML_POLICY_BIT(UML_POLICY_CONST);
+	if (has_cap(dev, SKAS_CAP_POLICY) && has_cap(dev, SKAS_CAP_POLICY_NATIVE))
+		mask |= UML_POLICY_BIT(UML_POLICY_NATIVE) |
+			UML_POLICY_BIT(UML_POLICY_THREAD);
+	return mask;
 }
 
 /* Open /dev/skas and check that it speaks our API; the fd or -errno. */
@@ -110,6 +128,7 @@ int __uml_skas_host_init(struct uml_host *host)
 #if defined(SKAS_CAP_CLONE_THREAD) && defined(SKAS_CLONE_THREAD)
 	host->skas_clone_thread = has_cap(dev, SKAS_CAP_CLONE_THREAD);
 #endif
+	host->policies = policies(dev);
 	host->ops = &__uml_skas_ops;
 	return 0;
 }
@@ -602,6 +621,28 @@ static long mem_write(struct uml_aspace *as, uint64_t addr, const void *buf,
 	return __uml_skas_mem_rw(as, (void *)buf, addr, len, 1);
 }
 
+static int set_policy(struct uml_aspace *as, unsigned int nr,
+		      unsigned int action, int64_t value)
+{
+	struct skas_policy pol = {
+		.size = sizeof(pol),
+		.nr = nr,
+		.action = action,
+		.value = value,
+	};
+
+	return ioctl(as->fd, SKAS_SET_POLICY, &pol) ? -errno : 0;
+}
+
+/* The run page is the module's input while the thread is stopped. */
+static int set_thread_value(struct uml_thread *t, int64_t value)
+{
+	if (!t->run)
+		return -ESRCH;
+	t->run->thread_value = value;
+	return 0;
+}
+
 const struct uml_ops __uml_skas_ops = {
 	.aspace_create = aspace_create,
 	.aspace_destroy = aspace_destroy,
@@ -617,4 +658,6 @@ const struct uml_ops __uml_skas_ops = {
 	.set_xstate = __uml_skas_set_xstate,
 	.thread_clone = __uml_skas_thread_clone,
 	.thread_destroy = thread_destroy,
+	.set_policy = set_policy,
+	.set_thread_value = set_thread_value,
 };

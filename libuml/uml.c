@@ -495,6 +495,42 @@ void *uml_thread_get_data(const struct uml_thread *t)
 	return t->data;
 }
 
+/* ---- syscall policy ---------------------------------------------------- */
+
+unsigned int uml_host_policies(const struct uml_host *host)
+{
+	return host->policies | UML_POLICY_BIT(UML_POLICY_TRAP);
+}
+
+int uml_aspace_set_policy(struct uml_aspace *as, unsigned int nr,
+			  enum uml_policy action, int64_t value)
+{
+	const struct uml_ops *ops;
+
+	if (!as || nr >= UML_POLICY_NR || (unsigned int)action > UML_POLICY_THREAD)
+		return -EINVAL;
+	if (value && action != UML_POLICY_CONST)
+		return -EINVAL;
+	if (!(uml_host_policies(as->host) & UML_POLICY_BIT(action)))
+		return -EOPNOTSUPP;
+	ops = as->host->ops;
+	/* A host without policies traps everything: TRAP is already true. */
+	return ops->set_policy ? ops->set_policy(as, nr, action, value) : 0;
+}
+
+int uml_thread_set_value(struct uml_thread *t, int64_t value)
+{
+	const struct uml_ops *ops;
+
+	if (!t)
+		return -EINVAL;
+	ops = t->as->host->ops;
+	if (!(t->as->host->policies & UML_POLICY_BIT(UML_POLICY_THREAD)) ||
+	    !ops->set_thread_value)
+		return -EOPNOTSUPP;
+	return ops->set_thread_value(t, value);
+}
+
 /*
  * The stub ELF (embedded by stub_blob.S) in a sealed memfd, which both
  * backends execute to get a fresh host task.  Returns the fd or -errno.

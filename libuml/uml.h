@@ -342,6 +342,84 @@ int uml_thread_host_tid(const struct uml_thread *t);
 void uml_thread_set_data(struct uml_thread *t, void *data);
 void *uml_thread_get_data(const struct uml_thread *t);
 
+/* ---- syscall policy: the fast tiers ------------------------------------ */
+
+/*
+ * How a guest's 64-bit syscall is handled, per address space and syscall
+ * number (ia32 and x32 syscalls are always trapped):
+ *
+ *  - UML_POLICY_TRAP:   a UML_EXIT_SYSCALL event (the default);
+ *  - UML_POLICY_CONST:  answered by the host with a fixed value, without
+ *                       a stop (getpid, getuid...);
+ *  - UML_POLICY_NATIVE: executed by the host in the guest thread's own
+ *                       context, without a stop; the host accepts only
+ *                       syscalls on its own safe list (skas.ko's list is
+ *                       in Documentation/uapi.rst);
+ *  - UML_POLICY_THREAD: answered with the calling thread's own value, set
+ *                       with uml_thread_set_value() (gettid).
+ *
+ * A fork (uml_thread_clone() with flags 0) inherits its parent's policy;
+ * uml_aspace_reset() keeps it.  A new thread's value is 0.
+ *
+ * Only the skas backend has the tiers other than TRAP, and only as far as
+ * the loaded skas.ko has them (SKAS_CAP_POLICY: CONST; SKAS_CAP_POLICY_NATIVE:
+ * NATIVE and THREAD).  The ptrace backend traps every syscall: asking it
+ * for TRAP succeeds, for anything else fails with -EOPNOTSUPP.
+ *
+ * Caveat (skas): libuml's FPU state helpers (uml_thread_get_fpregs() and
+ * the like, uml_aspace_reset()) end with a syscall whose number is the low
+ * 32 bits of the host's XCR0 (7, 0xe7 = 231, or >= 512 on current CPUs).
+ * A policy other than TRAP on that number breaks them (-EINVAL).
+ */
+enum uml_policy {
+	UML_POLICY_TRAP = 0,
+	UML_POLICY_CONST = 1,
+	UML_POLICY_NATIVE = 2,
+	UML_POLICY_THREAD = 3,
+};
+
+/* Syscall numbers a policy can be set for: [0, UML_POLICY_NR). */
+#define UML_POLICY_NR		512
+/* The bit of an enum uml_policy in uml_host_policies()'s mask. */
+#define UML_POLICY_BIT(p)	(1u << (p))
+
+/**
+ * uml_host_policies() - which tiers this host supports.
+ *
+ * Return: a mask of UML_POLICY_BIT(UML_POLICY_*); UML_POLICY_TRAP is always
+ * in it.  ptrace: TRAP only.  skas: TRAP, plus CONST if skas.ko has
+ * SKAS_CAP_POLICY, plus NATIVE and THREAD if it has SKAS_CAP_POLICY_NATIVE.
+ */
+unsigned int uml_host_policies(const struct uml_host *host);
+
+/**
+ * uml_aspace_set_policy() - set how syscall @nr of @as is handled.
+ * @nr:     x86-64 syscall number, below UML_POLICY_NR.
+ * @action: enum uml_policy.
+ * @value:  the result for UML_POLICY_CONST (a negative value is an error
+ *          return, -errno); must be 0 for the other actions.
+ *
+ * Takes effect at the guest's next syscall, also while one of its threads
+ * runs.
+ *
+ * Return: 0; -EINVAL (bad @nr, @action, or a nonzero @value for an action
+ * other than CONST); -EOPNOTSUPP (the host does not support @action, see
+ * uml_host_policies(); nothing was changed); -EPERM (NATIVE for a syscall
+ * not on the host's safe list); another -errno from the host.
+ */
+int uml_aspace_set_policy(struct uml_aspace *as, unsigned int nr,
+			  enum uml_policy action, int64_t value);
+
+/**
+ * uml_thread_set_value() - what @t's syscalls with UML_POLICY_THREAD return.
+ *
+ * Call it while @t is stopped (between runs), e.g. with the guest tid
+ * before a new thread's first run: a new thread's value is 0.
+ *
+ * Return: 0; -EOPNOTSUPP when the host has no UML_POLICY_THREAD.
+ */
+int uml_thread_set_value(struct uml_thread *t, int64_t value);
+
 #ifdef __cplusplus
 }
 #endif
