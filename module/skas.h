@@ -183,9 +183,12 @@ bool skas_skip_broken(void);
 long skas_create_aspace(void __user *uarg);
 struct skas_aspace *skas_aspace_new(kuid_t owner);
 struct file *skas_aspace_file(struct skas_aspace *as);
-int skas_aspace_copy_policy(struct skas_aspace *to, struct skas_aspace *from);
 void skas_aspace_get(struct skas_aspace *as);
 void skas_aspace_put(struct skas_aspace *as);
+
+/* policy.c */
+int skas_aspace_copy_policy(struct skas_aspace *to, struct skas_aspace *from);
+long skas_aspace_set_policy(struct skas_aspace *as, void __user *uarg);
 
 /* mem.c */
 struct vm_area_struct;
