@@ -73,6 +73,7 @@ static long skas_check_extension(unsigned long cap)
 	case SKAS_CAP_CLONE_THREAD:
 	case SKAS_CAP_POLICY:
 	case SKAS_CAP_INSTALL_FD:
+	case SKAS_CAP_POLICY_NATIVE:
 		return 1;
 	default:
 		return 0;

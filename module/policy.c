@@ -1,17 +1,129 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The per-address-space syscall policy (SKAS_SET_POLICY).
+ * The per-address-space syscall policy (SKAS_SET_POLICY) and the safe list
+ * of SKAS_POLICY_NATIVE.
  *
  * The table is written by the runtime while guests run and read without a
  * lock by the sys_enter probe: an entry's value is written first and its
  * action last (release); the probe reads the action first (acquire).
  */
 
+#include <linux/futex.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/time.h>
 #include <linux/uaccess.h>
+#include <asm/unistd.h>
 
 #include "skas.h"
+
+/* Any arguments: the call only touches the caller's memory, fds, thread. */
+static bool skas_native_any(const struct pt_regs *regs)
+{
+	return true;
+}
+
+/*
+ * futex: the non-PI commands only.  They act on futex words in the
+ * caller's memory (or in memory it shares with whoever mapped the same
+ * pages).  The PI commands look owner tasks up by the host tid stored in
+ * the word, which the guest could point at any host task: trapped.
+ */
+static bool skas_native_futex(const struct pt_regs *regs)
+{
+	switch ((int)regs->si & FUTEX_CMD_MASK) {
+	case FUTEX_WAIT:
+	case FUTEX_WAKE:
+	case FUTEX_WAIT_BITSET:
+	case FUTEX_WAKE_BITSET:
+	case FUTEX_REQUEUE:
+	case FUTEX_CMP_REQUEUE:
+	case FUTEX_WAKE_OP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * clock_*: the fixed clocks only.  A negative clockid names the CPU clock
+ * of another host process by host pid, or a clock device by fd: trapped.
+ */
+static bool skas_native_clock(const struct pt_regs *regs)
+{
+	int clk = (int)regs->di;
+
+	return clk >= 0 && clk < MAX_CLOCKS;
+}
+
+/**
+ * struct skas_native - an entry of the NATIVE safe list
+ * @check: the run-time check of the arguments in the sys_enter probe;
+ *         false traps the call as if it were SKAS_POLICY_TRAP
+ */
+struct skas_native {
+	bool (*check)(const struct pt_regs *regs);
+};
+
+/*
+ * The safe list: the only syscalls SKAS_POLICY_NATIVE accepts, each with
+ * why it is confined to the calling task's own memory, its own fds (the
+ * guest's fd table holds only what the runtime installed) and its own
+ * thread state.  Documentation/design.rst lists what is left off and why.
+ */
+static const struct skas_native skas_native_safe[SKAS_POLICY_NR] = {
+	/* futex words in guest memory; non-PI commands (checked) */
+	[__NR_futex]		= { skas_native_futex },
+	/* like futex WAIT on several words; no PI variant exists */
+	[__NR_futex_waitv]	= { skas_native_any },
+	/* reads a clock into guest memory; fixed clocks (checked) */
+	[__NR_clock_gettime]	= { skas_native_clock },
+	/* clock resolution into guest memory; fixed clocks (checked) */
+	[__NR_clock_getres]	= { skas_native_clock },
+	/* the time into guest memory (the timezone is global) */
+	[__NR_gettimeofday]	= { skas_native_any },
+	/* the time, returned and into guest memory */
+	[__NR_time]		= { skas_native_any },
+	/* sleeps this task; the rest into guest memory */
+	[__NR_nanosleep]	= { skas_native_any },
+	/* sleeps this task on a fixed clock (checked) */
+	[__NR_clock_nanosleep]	= { skas_native_clock },
+	/* gives up this task's CPU */
+	[__NR_sched_yield]	= { skas_native_any },
+	/* random bytes into guest memory */
+	[__NR_getrandom]	= { skas_native_any },
+	/* this task's CPU and node into guest memory */
+	[__NR_getcpu]		= { skas_native_any },
+	/* I/O on the guest's own fds into and from guest memory */
+	[__NR_read]		= { skas_native_any },
+	[__NR_write]		= { skas_native_any },
+	[__NR_pread64]		= { skas_native_any },
+	[__NR_pwrite64]		= { skas_native_any },
+	[__NR_readv]		= { skas_native_any },
+	[__NR_writev]		= { skas_native_any },
+	[__NR_preadv]		= { skas_native_any },
+	[__NR_pwritev]		= { skas_native_any },
+	/* the file position of a guest fd */
+	[__NR_lseek]		= { skas_native_any },
+	/* the attributes of a guest fd's file into guest memory */
+	[__NR_fstat]		= { skas_native_any },
+};
+
+/**
+ * skas_native_ok() - may this 64-bit syscall, set NATIVE, run on the host?
+ * @id:   the syscall number, below SKAS_POLICY_NR.
+ * @regs: the guest's registers at sys_enter.
+ *
+ * Called by the sys_enter probe, atomic context.
+ *
+ * Return: true if @id is on the safe list and its arguments pass its check.
+ */
+bool skas_native_ok(long id, const struct pt_regs *regs)
+{
+	const struct skas_native *n = &skas_native_safe[id];
+
+	return n->check && n->check(regs);
+}
 
 /* The policy table, allocated on first use; NULL if out of memory. */
 static struct skas_policy_entry *skas_aspace_policy(struct skas_aspace *as)
@@ -34,6 +146,9 @@ static struct skas_policy_entry *skas_aspace_policy(struct skas_aspace *as)
  * @to:   the child's address space (not yet visible).
  * @from: the parent's.
  *
+ * Every action is copied as it is: the child runs in a host mm and fd
+ * table of its own, for which the safe list holds just as well.
+ *
  * Return: 0 or -ENOMEM.
  */
 int skas_aspace_copy_policy(struct skas_aspace *to, struct skas_aspace *from)
@@ -54,27 +169,49 @@ int skas_aspace_copy_policy(struct skas_aspace *to, struct skas_aspace *from)
 	return 0;
 }
 
+/* -EINVAL for a malformed request, -EPERM for NATIVE off the safe list. */
+static int skas_policy_valid(const struct skas_policy *args)
+{
+	if (args->size != sizeof(*args) || args->flags ||
+	    !skas_zeroed(args->reserved, ARRAY_SIZE(args->reserved)) ||
+	    args->nr >= SKAS_POLICY_NR)
+		return -EINVAL;
+	switch (args->action) {
+	case SKAS_POLICY_CONST:
+		return 0;
+	case SKAS_POLICY_TRAP:
+	case SKAS_POLICY_THREAD:
+		return args->value ? -EINVAL : 0;
+	case SKAS_POLICY_NATIVE:
+		if (args->value)
+			return -EINVAL;
+		return skas_native_safe[args->nr].check ? 0 : -EPERM;
+	default:
+		return -EINVAL;
+	}
+}
+
 /**
  * skas_aspace_set_policy() - SKAS_SET_POLICY.
  * @as:   the address space.
  * @uarg: user pointer to a struct skas_policy.
  *
- * Return: 0, or -EFAULT, -EINVAL, -ENOMEM.
+ * Safe while guests of @as run: they see the old or the new entry.
+ *
+ * Return: 0, or -EFAULT, -EINVAL (malformed), -EPERM (NATIVE for a syscall
+ * not on the safe list), -ENOMEM.
  */
 long skas_aspace_set_policy(struct skas_aspace *as, void __user *uarg)
 {
 	struct skas_policy_entry *p;
 	struct skas_policy args;
+	int ret;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.size != sizeof(args) || args.flags ||
-	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)) ||
-	    args.nr >= SKAS_POLICY_NR ||
-	    (args.action != SKAS_POLICY_TRAP &&
-	     args.action != SKAS_POLICY_CONST) ||
-	    (args.action == SKAS_POLICY_TRAP && args.value))
-		return -EINVAL;
+	ret = skas_policy_valid(&args);
+	if (ret)
+		return ret;
 	p = skas_aspace_policy(as);
 	if (!p)
 		return -ENOMEM;

@@ -122,6 +122,10 @@ struct skas_mem_req {
  * @clone_start: the next stop is a clone child's first
  * @exit_req:   skas_thread_kill() of one thread of several: leave
  * @native_exit: the armed native syscall is that exit()
+ * @restart_ok: a stop interrupted a NATIVE syscall that set up a restart
+ *              block: its restart_syscall may run at @restart_ip (only the
+ *              guest task itself uses these two)
+ * @restart_ip: the address of that syscall instruction
  * @guest_wq:   the parked guest waits here
  * @rt_wq:      the runtime waits here (SKAS_RUN, poll)
  * @exit_status: the wait status of the dead host task
@@ -161,6 +165,8 @@ struct skas_thread {
 	bool clone_start;
 	bool exit_req;
 	bool native_exit;
+	bool restart_ok;
+	unsigned long restart_ip;
 	int exit_status;
 	wait_queue_head_t guest_wq;
 	wait_queue_head_t rt_wq;
@@ -189,6 +195,7 @@ void skas_aspace_put(struct skas_aspace *as);
 /* policy.c */
 int skas_aspace_copy_policy(struct skas_aspace *to, struct skas_aspace *from);
 long skas_aspace_set_policy(struct skas_aspace *as, void __user *uarg);
+bool skas_native_ok(long id, const struct pt_regs *regs);
 
 /* mem.c */
 struct vm_area_struct;

@@ -17,6 +17,7 @@
  */
 
 #include <linux/anon_inodes.h>
+#include <linux/errno.h>
 #include <linux/file.h>
 #include <linux/fdtable.h>
 #include <linux/mm.h>
@@ -130,10 +131,13 @@ int skas_thread_queue(struct skas_thread *t, struct callback_head *work,
 }
 
 /*
- * SKAS_POLICY_CONST: answer a 64-bit syscall in the probe, no stop.  The
- * syscall is skipped (orig_ax = -1 already) and ax gets the value.
+ * The policy of a 64-bit syscall, applied in the probe without a stop:
+ * CONST and THREAD answer it (it is skipped: orig_ax = -1 already, and ax
+ * gets the value); NATIVE lets it run on the host in this task (orig_ax
+ * back to @id) if it passes the safe list's check.  Return: true if
+ * handled, false to trap it.
  */
-static bool skas_policy_const(struct skas_thread *t, struct pt_regs *regs,
+static bool skas_policy_apply(struct skas_thread *t, struct pt_regs *regs,
 			      long id)
 {
 	struct skas_policy_entry *p;
@@ -143,9 +147,37 @@ static bool skas_policy_const(struct skas_thread *t, struct pt_regs *regs,
 	if (!p || id < 0 || id >= SKAS_POLICY_NR || in_ia32_syscall())
 		return false;
 	/* Pairs with the release in SKAS_SET_POLICY: the value is set. */
-	if (smp_load_acquire(&p[id].action) != SKAS_POLICY_CONST)
+	switch (smp_load_acquire(&p[id].action)) {
+	case SKAS_POLICY_CONST:
+		regs->ax = READ_ONCE(p[id].value);
+		return true;
+	case SKAS_POLICY_THREAD:
+		regs->ax = READ_ONCE(t->run->thread_value);
+		return true;
+	case SKAS_POLICY_NATIVE:
+		if (!skas_native_ok(id, regs))
+			return false;
+		regs->orig_ax = id;
+		return true;
+	default:
 		return false;
-	regs->ax = READ_ONCE(p[id].value);
+	}
+}
+
+/*
+ * restart_syscall runs on the host only to go on with the NATIVE syscall
+ * that this thread's last stop interrupted (-ERESTART_RESTARTBLOCK: the
+ * restart block is the one that syscall set up), at the instruction it was
+ * interrupted at.  Any other restart_syscall is trapped.  One chance: the
+ * next syscall of the thread consumes it.
+ */
+static bool skas_native_restart(struct skas_thread *t, struct pt_regs *regs,
+				long id, bool restart_ok)
+{
+	if (!restart_ok || id != __NR_restart_syscall || in_ia32_syscall() ||
+	    regs->ip != t->restart_ip + 2)
+		return false;
+	regs->orig_ax = id;
 	return true;
 }
 
@@ -155,14 +187,16 @@ static bool skas_policy_const(struct skas_thread *t, struct pt_regs *regs,
  * @regs: current's pt_regs.
  * @id:   the syscall number.
  *
- * Runs with preemption disabled.  The syscall is always skipped: a guest
- * task never executes a host syscall the runtime did not allow.
+ * Runs with preemption disabled.  The syscall is skipped unless the
+ * runtime allowed it: a one-shot skas_native_arm(), a NATIVE policy entry,
+ * or the restart of an interrupted NATIVE syscall.
  */
 void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 			      long id)
 {
 	struct skas_exit_syscall *sc = &t->ev.exit.syscall;
 	unsigned long flags;
+	bool restart_ok;
 
 	spin_lock_irqsave(&t->lock, flags);
 	if (t->native_armed) {
@@ -179,9 +213,12 @@ void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 		goto out;
 	}
 	regs->orig_ax = -1;
+	restart_ok = t->restart_ok;
+	t->restart_ok = false;
 	if (t->state != SKAS_T_RUNNING || t->stop_queued)
 		goto out;
-	if (skas_policy_const(t, regs, id))
+	if (skas_native_restart(t, regs, id, restart_ok) ||
+	    skas_policy_apply(t, regs, id))
 		goto out;
 	memset(&t->ev, 0, sizeof(t->ev));
 	t->ev.exit_reason = SKAS_EXIT_SYSCALL;
@@ -314,7 +351,41 @@ static void skas_guest_wait(struct skas_thread *t)
 			return;
 		skas_guest_ops_done(t);
 	}
+	/* The restart of an interrupted NATIVE call: only where it was. */
+	if (t->regs_in.rip != t->restart_ip)
+		t->restart_ok = false;
 	skas_regs_from_user(task_pt_regs(current), &t->regs_in);
+}
+
+/*
+ * A stop (a kick) cut a NATIVE syscall short: do here what the kernel's
+ * restart logic (arch_do_signal_or_restart()) would do after the
+ * task_works, since the registers the runtime gets and gives back never
+ * carry a syscall to restart (orig_ax = -1).  So rip is back at the
+ * syscall instruction and rax holds the number again, or restart_syscall
+ * for a call that set up a restart block; resuming unchanged restarts it.
+ * Only this 64-bit ABI can be NATIVE.
+ */
+static void skas_native_interrupted(struct skas_thread *t,
+				    struct pt_regs *regs)
+{
+	if ((long)regs->orig_ax < 0)
+		return;
+	switch ((long)regs->ax) {
+	case -ERESTARTNOHAND:
+	case -ERESTARTSYS:
+	case -ERESTARTNOINTR:
+		regs->ax = regs->orig_ax;
+		regs->ip -= 2;
+		break;
+	case -ERESTART_RESTARTBLOCK:
+		regs->ax = __NR_restart_syscall;
+		regs->ip -= 2;
+		t->restart_ok = true;
+		t->restart_ip = regs->ip;
+		break;
+	}
+	regs->orig_ax = -1;
 }
 
 /*
@@ -341,6 +412,7 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 		regs->orig_ax = -1;
 		skas_regs_to_user(&run->regs, regs);
 	} else {
+		skas_native_interrupted(t, regs);
 		if (ev->exit_reason == SKAS_EXIT_FAULT)
 			skas_take_fault(ev);
 		/*
