@@ -420,7 +420,10 @@ TEST_F(native, clock_gettime_runs_on_the_host)
 		  CALL(PC_SC, SYS_clock_gettime, (unsigned int)-6, DATA,
 		       0, 0));
 	EXPECT_EQ((unsigned)SYS_clock_gettime, run->exit.syscall.nr);
-	/* The host's error for a bad pointer, in the guest. */
+	/* The host's errors, in the guest: an unknown clock, a bad pointer. */
+	CALL(PC_SC, SYS_clock_gettime, 12345, DATA, 0, 0);
+	ASSERT_RAN(run, PC_SC);
+	EXPECT_EQ((unsigned long long)-EINVAL, run->regs.rax);
 	CALL(PC_SC, SYS_clock_gettime, CLOCK_MONOTONIC, 0x1000, 0, 0);
 	ASSERT_RAN(run, PC_SC);
 	EXPECT_EQ((unsigned long long)-EFAULT, run->regs.rax);
