@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -127,6 +129,57 @@ TEST_F(module, unload_refused_while_guest_lives)
 	}
 	EXPECT_EQ(0, ret);
 	EXPECT_EQ(1, i) TH_LOG("unload needed %d tries", i);
+	EXPECT_FALSE(skas_loaded());
+}
+
+static void *run_fn(void *arg)
+{
+	struct skas_guest *g = arg;
+
+	skas_run(g);
+	return NULL;
+}
+
+/*
+ * A guest thread blocked in a NATIVE futex wait: refused; once it is
+ * killed and its files closed: unloads.
+ */
+TEST_F(module, unload_refused_while_guest_waits_natively)
+{
+	static const unsigned char sc_ud2[] = { 0x0f, 0x05, 0x0f, 0x0b };
+	const unsigned long code = 0x100000, data = 0x200000;
+	struct skas_policy p;
+	struct skas_guest g;
+	pthread_t th;
+	int i, ret;
+
+	ASSERT_EQ(0, skas_guest_start(&g));
+	ASSERT_EQ(1, skas_map_anon(g.as, code, 4096, PROT_READ | PROT_EXEC));
+	ASSERT_EQ(1, skas_map_anon(g.as, data, 4096, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(4, skas_rw(g.as, true, code, (void *)sc_ud2, 4));
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	p.nr = SYS_futex;
+	p.action = SKAS_POLICY_NATIVE;
+	ASSERT_EQ(0, ioctl(g.as, SKAS_SET_POLICY, &p));
+	skas_regs_at(&g, code);
+	g.run->regs.rax = SYS_futex;
+	g.run->regs.rdi = data;
+	g.run->regs.rsi = FUTEX_WAIT_PRIVATE;
+	ASSERT_EQ(0, pthread_create(&th, NULL, run_fn, &g));
+	usleep(200000);
+	EXPECT_EQ(-EWOULDBLOCK, skas_unload());
+	EXPECT_TRUE(skas_loaded());
+	ASSERT_EQ(0, kill(g.pid, SIGKILL));
+	pthread_join(th, NULL);
+	EXPECT_EQ((unsigned)SKAS_EXIT_EXITED, g.run->exit_reason);
+	skas_guest_stop(&g);
+	for (i = 0, ret = -EWOULDBLOCK; i < 100 && ret == -EWOULDBLOCK; i++) {
+		ret = skas_unload();
+		if (ret == -EWOULDBLOCK)
+			usleep(10000);
+	}
+	EXPECT_EQ(0, ret);
 	EXPECT_FALSE(skas_loaded());
 }
 

@@ -185,15 +185,18 @@ TEST(native_capability)
  * CODE + 0x00: syscall; ud2
  * CODE + 0x10: syscall; ud2
  * CODE + 0x20: mov $228,%eax; syscall; jmp CODE + 0x20
+ * CODE + 0x30: jmp CODE
  */
 #define PC_SC	(CODE + 0x00)
 #define PC_SC2	(CODE + 0x10)
 #define PC_LOOP	(CODE + 0x20)
+#define PC_JMP	(CODE + 0x30)
 
 static const unsigned char sc_ud2[] = { 0x0f, 0x05, 0x0f, 0x0b };
 static const unsigned char loop228[] = {
 	0xb8, 0xe4, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xeb, 0xf7,
 };
+static const unsigned char jmp_sc[] = { 0xeb, 0xce };
 
 /* Map and fill CODE and DATA; 0 or a failed step. */
 static int map_code(int as)
@@ -205,7 +208,8 @@ static int map_code(int as)
 	if (skas_rw(as, true, PC_SC, (void *)sc_ud2, 4) != 4 ||
 	    skas_rw(as, true, PC_SC2, (void *)sc_ud2, 4) != 4 ||
 	    skas_rw(as, true, PC_LOOP, (void *)loop228, sizeof(loop228)) !=
-	    sizeof(loop228))
+	    sizeof(loop228) ||
+	    skas_rw(as, true, PC_JMP, (void *)jmp_sc, 2) != 2)
 		return 3;
 	return 0;
 }
@@ -630,6 +634,16 @@ TEST_F(native, restart_syscall_runs_only_where_it_was_interrupted)
 	ASSERT_EQ(SKAS_EXIT_SYSCALL, run_fd(self->g.thread, run));
 	EXPECT_EQ((unsigned)SYS_restart_syscall, run->exit.syscall.nr);
 
+	/* Resumed elsewhere, even if the guest then jumps back: trapped. */
+	set_call(run, PC_SC, SYS_nanosleep, DATA, 0, 0, 0);
+	start_blocked(_metadata, &self->g, &b);
+	kick_and_join(_metadata, &self->g, &b);
+	ASSERT_EQ((unsigned)SYS_restart_syscall, run->regs.rax);
+	run->regs.rip = PC_JMP;
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, run_fd(self->g.thread, run));
+	EXPECT_EQ((unsigned)SYS_restart_syscall, run->exit.syscall.nr);
+	EXPECT_EQ(PC_SC + 2, run->regs.rip);
+
 	/* Another syscall first: the chance is gone. */
 	set_call(run, PC_SC, SYS_nanosleep, DATA, 0, 0, 0);
 	start_blocked(_metadata, &self->g, &b);
@@ -676,6 +690,30 @@ TEST_F(native, kick_interrupts_read_on_a_pipe)
 	EXPECT_EQ(0, memcmp(buf, "hi", 2));
 	close(p[0]);
 	close(p[1]);
+}
+
+static void on_sigusr1(int sig)
+{
+}
+
+/* A signal to the runtime thread in SKAS_RUN ends a NATIVE wait too. */
+TEST_F(native, runtime_signal_interrupts_a_native_wait)
+{
+	struct skas_run *run = self->g.run;
+	struct sigaction sa;
+	struct bg_run b;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigusr1;
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	ASSERT_EQ(0, set_policy(self->g.as, SYS_futex, SKAS_POLICY_NATIVE,
+				0));
+	set_call(run, PC_SC, SYS_futex, DATA, FUTEX_WAIT_PRIVATE, 0, 0);
+	start_blocked(_metadata, &self->g, &b);
+	ASSERT_EQ(0, pthread_kill(b.th, SIGUSR1));
+	ASSERT_EQ(SKAS_EXIT_INTERRUPTED, bg_join(&b));
+	EXPECT_EQ(PC_SC, run->regs.rip);
+	EXPECT_EQ((unsigned)SYS_futex, run->regs.rax);
 }
 
 static void wait_forever(struct __test_metadata *_metadata,
