@@ -264,7 +264,8 @@ int elf_load(struct task *t, int fd, const char *execfn,
 		AT_HWCAP2, getauxval(AT_HWCAP2), AT_CLKTCK, sysconf(_SC_CLK_TCK),
 		AT_RANDOM, 0, AT_EXECFN, 0, AT_PLATFORM, 0,
 		AT_MINSIGSTKSZ, getauxval(AT_MINSIGSTKSZ),
-		info.vdso_base ? AT_SYSINFO_EHDR : 0, info.vdso_base,
+		info.vdso_base && fast_vdso() ? AT_SYSINFO_EHDR : 0,
+		info.vdso_base,
 	};
 	err = map_stack(t, a, execfn, aux, &sp);
 	if (err < 0)

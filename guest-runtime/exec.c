@@ -114,6 +114,8 @@ static int exec_commit(struct task *t, int fd, const char *path,
 	}
 	fdt_close_on_exec(p->fdt);
 	sig_exec_reset(p);
+	fast_proc_sync(p);
+	fast_task_setup(t);
 	t->ss_sp = t->ss_size = 0;
 	t->clear_child_tid = 0;
 	if (p->vfork_parent) {
@@ -325,6 +327,8 @@ static struct task *init_task(void)
 	t = task_new(p, th, p->pid);
 	if (!t)
 		die("out of memory");
+	fast_aspace_init(p);
+	fast_task_setup(t);
 	return t;
 }
 

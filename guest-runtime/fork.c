@@ -65,6 +65,7 @@ static long clone_thread(struct task *t, uint64_t flags, uint64_t stack,
 	c->sigmask = t->sigmask;
 	child_regs(t, c, flags, stack, tls);
 	clone_tids(t, c, flags, ptid, ctid);
+	fast_task_setup(c);
 	sched_enqueue(c);
 	return tid;
 }
@@ -128,6 +129,10 @@ static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
 		proc_reap(p);
 		return -ENOMEM;
 	}
+	/* Its getpid, getppid... are still the parent's: correct them. */
+	fast_proc_inherit(p, t->p);
+	fast_proc_sync(p);
+	fast_task_setup(c);
 	c->sigmask = t->sigmask;
 	c->ss_sp = t->ss_sp;
 	c->ss_size = t->ss_size;

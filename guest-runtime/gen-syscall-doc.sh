@@ -24,10 +24,16 @@ BEGIN {
 {
 	print "   * - " $1
 	print "     - ``" $2 "``"
+	note = ""
 	if ($3 == "restart")
-		print "     - restarted after an ``SA_RESTART`` handler"
-	else
-		print "     -"
+		note = "restarted after an ``SA_RESTART`` handler"
+	else if ($3 == "const")
+		note = "fast tier CONST: the host answers with the process'"'"'s value"
+	else if ($3 == "thread")
+		note = "fast tier THREAD: the host answers with the thread'"'"'s tid"
+	else if ($3 == "native")
+		note = "fast tier NATIVE: the host runs it in the guest'"'"'s task"
+	print "     -" (note == "" ? "" : " " note)
 }' > "$tmp"
 
 awk -v table="$tmp" '

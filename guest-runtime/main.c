@@ -49,8 +49,8 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: umlrun [--backend=skas|ptrace|auto] [--root=DIR] [--rw]\n"
-		"              [--strace] [--stats] [--max-procs=N] [--]\n"
-		"              PROGRAM [ARGS...]\n"
+		"              [--strace] [--stats] [--no-fast] [--max-procs=N]\n"
+		"              [--] PROGRAM [ARGS...]\n"
 		"       umlrun --list-syscalls\n");
 	exit(status);
 }
@@ -77,6 +77,8 @@ static int parse_options(int argc, char **argv)
 			opt.strace = true;
 		} else if (strcmp(s, "--stats") == 0) {
 			opt.stats = true;
+		} else if (strcmp(s, "--no-fast") == 0) {
+			opt.no_fast = true;
 		} else if (strncmp(s, "--max-procs=", 12) == 0) {
 			opt.max_procs = atoi(s + 12);
 			if (opt.max_procs < 1)
@@ -165,6 +167,7 @@ int main(int argc, char **argv)
 	if (r < 0)
 		die("cannot open backend '%s': %s",
 		    uml_backend_name(opt.backend), uml_strerror(r));
+	fast_init();
 
 	r = proc_start_init(find_program(argv[first]), argc - first, argv + first, environ);
 	if (r < 0)

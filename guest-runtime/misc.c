@@ -75,30 +75,70 @@ static long same_id(uint64_t want, unsigned int have)
 	return (uint32_t)want == (uint32_t)-1 || want == have ? 0 : -EPERM;
 }
 
-long sys_setuid(struct task *t, const uint64_t *a)
+static long do_setuid(struct task *t, const uint64_t *a)
 {
 	(void)t;
 	return same_id(a[0], getuid());
 }
 
-long sys_setgid(struct task *t, const uint64_t *a)
+static long do_setgid(struct task *t, const uint64_t *a)
 {
 	(void)t;
 	return same_id(a[0], getgid());
 }
 
-long sys_setresuid(struct task *t, const uint64_t *a)
+static long do_setresuid(struct task *t, const uint64_t *a)
 {
 	(void)t;
 	return same_id(a[0], getuid()) ?: same_id(a[1], getuid()) ?:
 	       same_id(a[2], getuid());
 }
 
-long sys_setresgid(struct task *t, const uint64_t *a)
+static long do_setresgid(struct task *t, const uint64_t *a)
 {
 	(void)t;
 	return same_id(a[0], getgid()) ?: same_id(a[1], getgid()) ?:
 	       same_id(a[2], getgid());
+}
+
+/* The ids may have changed: so may the host's answers. */
+long sys_setuid(struct task *t, const uint64_t *a)
+{
+	long r = do_setuid(t, a);
+
+	if (r == 0)
+		fast_proc_sync(t->p);
+	return r;
+}
+
+/* The ids may have changed: so may the host's answers. */
+long sys_setgid(struct task *t, const uint64_t *a)
+{
+	long r = do_setgid(t, a);
+
+	if (r == 0)
+		fast_proc_sync(t->p);
+	return r;
+}
+
+/* The ids may have changed: so may the host's answers. */
+long sys_setresuid(struct task *t, const uint64_t *a)
+{
+	long r = do_setresuid(t, a);
+
+	if (r == 0)
+		fast_proc_sync(t->p);
+	return r;
+}
+
+/* The ids may have changed: so may the host's answers. */
+long sys_setresgid(struct task *t, const uint64_t *a)
+{
+	long r = do_setresgid(t, a);
+
+	if (r == 0)
+		fast_proc_sync(t->p);
+	return r;
 }
 
 static long put3(struct task *t, const uint64_t *a, uint32_t v)
@@ -153,6 +193,7 @@ long sys_setpgid(struct task *t, const uint64_t *a)
 	if (p->sid != t->p->sid || p->pid == p->sid)
 		return -EPERM;
 	p->pgid = pgid;
+	fast_proc_sync(p);
 	return 0;
 }
 
@@ -178,6 +219,7 @@ long sys_setsid(struct task *t, const uint64_t *a)
 		if (q->pgid == t->p->pid)
 			return -EPERM;
 	t->p->sid = t->p->pgid = t->p->pid;
+	fast_proc_sync(t->p);
 	return t->p->pid;
 }
 

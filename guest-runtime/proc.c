@@ -143,6 +143,7 @@ static void reparent_children(struct proc *p)
 		if (c->parent != p)
 			continue;
 		c->parent = init_proc;
+		fast_proc_sync(c);
 		if (c->state == PROC_ZOMBIE)
 			zombies = true;
 	}

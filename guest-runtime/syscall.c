@@ -38,11 +38,15 @@ void syscall_list(void)
 {
 	size_t nr;
 
-	for (nr = 0; nr < MAX_NR; nr++)
-		if (syscall_table[nr].fn)
-			printf("%zu %s%s\n", nr, syscall_table[nr].name,
-			       syscall_table[nr].flags & SC_RESTART ?
-			       " restart" : "");
+	for (nr = 0; nr < MAX_NR; nr++) {
+		const char *tier = fast_tier_name(nr);
+
+		if (!syscall_table[nr].fn)
+			continue;
+		printf("%zu %s%s%s%s\n", nr, syscall_table[nr].name,
+		       syscall_table[nr].flags & SC_RESTART ? " restart" : "",
+		       tier ? " " : "", tier ? tier : "");
+	}
 }
 
 void stats_exit(int reason)
@@ -61,6 +65,7 @@ void stats_print(void)
 
 	fprintf(stderr, "umlrun: backend %s\n",
 		uml_backend_name(uml_host_backend(host)));
+	fast_stats_print();
 	fprintf(stderr, "umlrun: %-20s %10s %12s\n", "syscall", "calls",
 		"usec");
 	for (nr = 0; nr < MAX_NR; nr++)

@@ -41,6 +41,7 @@ struct options {
 	bool rw;
 	bool strace;
 	bool stats;
+	bool no_fast;		/* no fast tiers, no vDSO: every syscall traps */
 	int max_procs;
 	enum uml_backend backend;
 };
@@ -206,6 +207,9 @@ struct task {
 
 enum proc_state { PROC_ALIVE, PROC_ZOMBIE };
 
+/* Identity syscalls answered by the host with CONST (fast.c). */
+#define FAST_NCONST	7
+
 struct proc {
 	int pid, pgid, sid;
 	enum proc_state state;
@@ -233,6 +237,9 @@ struct proc {
 	bool cont_report;	/* ... and by WCONTINUED */
 	int64_t itimer_next;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off */
 	int64_t itimer_interval;
+	/* What the host answers for the CONST syscalls (fast.c). */
+	int64_t fast_val[FAST_NCONST];
+	unsigned int fast_const;	/* bit i: fast_val[i] is set */
 };
 
 extern struct proc *procs;
@@ -266,6 +273,17 @@ void wake_futex(struct uml_aspace *as, uint64_t addr, int n, int *woken);
 int sched_loop(void);
 int64_t now_ns(void);
 extern struct task *current;
+
+/* ---- fast tiers (fast.c) ---------------------------------------------- */
+
+void fast_init(void);
+bool fast_vdso(void);
+void fast_aspace_init(struct proc *p);
+void fast_proc_sync(struct proc *p);
+void fast_proc_inherit(struct proc *child, const struct proc *parent);
+void fast_task_setup(struct task *t);
+const char *fast_tier_name(unsigned long nr);
+void fast_stats_print(void);
 
 /* ---- ELF and exec (elf.c, exec.c) -------------------------------------- */
 

@@ -6,10 +6,18 @@
 # says so) and the exit status must be identical.  Then the runtime's own
 # cases: a segfault, a recovered SIGSEGV, a bounded fork bomb, bad input.
 #
-# Usage: selftests/runtime/busybox.sh [ptrace|skas]   (or $UML_BACKEND)
+# Usage: selftests/runtime/busybox.sh [ptrace|skas] [--no-fast]
+#        (backend default: $UML_BACKEND, else ptrace; --no-fast: every
+#        umlrun run without the fast tiers and without a vDSO)
 # Runs from the repository root (or its copy in the VM); needs only busybox.
 
 B=${1:-${UML_BACKEND:-ptrace}}
+NOFAST=
+case "$2" in
+"") ;;
+--no-fast) NOFAST=--no-fast ;;
+*) echo "usage: $0 [ptrace|skas] [--no-fast]" >&2; exit 2 ;;
+esac
 BB=/bin/busybox
 cd "$(dirname "$0")/../.." || exit 1
 TOP=$(pwd)
@@ -67,7 +75,7 @@ run_case() {
 	(cd "$WORK/w" && $BB timeout 60 $BB sh -c "$2" > "$WORK/native" 2>&1)
 	nst=$?
 	setup_work
-	(cd "$WORK/w" && $GUEST_TIMEOUT "$UMLRUN" --backend="$B" --rw \
+	(cd "$WORK/w" && $GUEST_TIMEOUT "$UMLRUN" --backend="$B" $NOFAST --rw \
 		$BB sh -c "$2" > "$WORK/guest" 2>&1)
 	gst=$?
 	if [ $nst -eq $gst ] && $BB cmp -s "$WORK/native" "$WORK/guest"; then
@@ -86,7 +94,7 @@ expect_status() {
 	name=$1
 	want=$2
 	shift 2
-	$GUEST_TIMEOUT "$UMLRUN" --backend="$B" "$@" > "$WORK/out" 2>&1
+	$GUEST_TIMEOUT "$UMLRUN" --backend="$B" $NOFAST "$@" > "$WORK/out" 2>&1
 	st=$?
 	if [ "$st" = "$want" ]; then
 		ok "$name"
@@ -102,7 +110,7 @@ expect_output() {
 	name=$1
 	want=$2
 	shift 2
-	got=$($GUEST_TIMEOUT "$UMLRUN" --backend="$B" "$@" 2>&1)
+	got=$($GUEST_TIMEOUT "$UMLRUN" --backend="$B" $NOFAST "$@" 2>&1)
 	st=$?
 	if [ $st -eq 0 ] && [ "$got" = "$want" ]; then
 		ok "$name"
@@ -117,7 +125,7 @@ expect_grep() {
 	name=$1
 	pat=$2
 	shift 2
-	$GUEST_TIMEOUT "$UMLRUN" --backend="$B" "$@" > "$WORK/out" 2>&1
+	$GUEST_TIMEOUT "$UMLRUN" --backend="$B" $NOFAST "$@" > "$WORK/out" 2>&1
 	if $BB grep -q -- "$pat" "$WORK/out"; then
 		ok "$name"
 	else

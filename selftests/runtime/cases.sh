@@ -84,8 +84,47 @@ expect_grep "--strace shows decoded calls" '^\[1\] exit_group(5) = ?' \
 	--strace $BB sh -c 'exit 5'
 expect_grep "--stats counts syscalls" 'exit_group *1' --stats $BB true
 expect_grep "--stats names the backend in use" "^umlrun: backend $B\$" --stats $BB true
+# The fast tiers (Documentation/runtime.rst, "Fast tiers"): on by default
+# where the backend has them (skas), all off with --no-fast, vDSO included.
+if [ -n "$NOFAST" ]; then
+	tiers='^umlrun: fast tiers off (--no-fast), vDSO off$'
+	vdso=no
+elif [ "$B" = skas ]; then
+	tiers='^umlrun: fast tiers on: const on, .*vDSO on$'
+	vdso=yes
+else
+	tiers='^umlrun: fast tiers off (the backend has none), vDSO on$'
+	vdso=yes
+fi
+expect_grep "--stats says whether the fast tiers are on" "$tiers" --stats $BB true
+expect_output "vDSO (AT_SYSINFO_EHDR) unless --no-fast" "vdso $vdso" "$TESTBIN/ids" vdso
+# Identity calls checked against the runtime's own answers across fork,
+# exec, threads, reparenting, setpgid, setsid and setuid; with the tiers
+# on, the whole output must also equal the one with --no-fast.
+ids_out=$($GUEST_TIMEOUT "$UMLRUN" --backend="$B" $NOFAST "$TESTBIN/ids" 2>&1)
+st=$?
+if [ $st -eq 0 ] && [ "$(echo "$ids_out" | $BB tail -n 1)" = "ids ok" ]; then
+	ok "ids: getpid, getppid, gettid, getpgrp, uids right everywhere"
+else
+	not_ok "ids: getpid, getppid, gettid, getpgrp, uids right everywhere"
+	echo "$ids_out" | $BB grep -v '^[a-z ]*: pid\|thread tid' | $BB head -20 | \
+		$BB sed 's/^/# /'
+fi
+if [ -z "$NOFAST" ]; then
+	slow_out=$($GUEST_TIMEOUT "$UMLRUN" --backend="$B" --no-fast \
+		"$TESTBIN/ids" 2>&1)
+	if [ "$ids_out" = "$slow_out" ]; then
+		ok "ids: same values with and without --no-fast"
+	else
+		not_ok "ids: same values with and without --no-fast"
+		echo "$ids_out" > "$WORK/ids.fast"
+		echo "$slow_out" > "$WORK/ids.slow"
+		$BB diff "$WORK/ids.slow" "$WORK/ids.fast" | $BB head -20 | \
+			$BB sed 's/^/# /'
+	fi
+fi
 # An unsupported syscall (socket, 41) is reported once per run, not per call.
-n_unsup=$($BB timeout 60 "$UMLRUN" --backend="$B" --strace $BB sh -c \
+n_unsup=$($BB timeout 60 "$UMLRUN" --backend="$B" $NOFAST --strace $BB sh -c \
 	'nc 127.0.0.1 1; nc 127.0.0.1 1' 2>&1 | $BB grep -c "unsupported syscall 41")
 if [ "$n_unsup" = 1 ]; then
 	ok "unsupported syscalls are reported once"
