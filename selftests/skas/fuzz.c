@@ -4,9 +4,11 @@
  *   fuzz [SEED [SECONDS]]
  * It drives one guest with random commands, random structures built from
  * interesting values, random registers and random guest code (mostly
- * faults; all syscalls are trapped).  It passes if every call returns a
- * sane result and the guest stays in the runtime's hands; the harness
- * fails the run on any kernel warning.  Prints the seed to reproduce.
+ * faults; syscalls are trapped, or in the third test often NATIVE or
+ * THREAD, with random arguments, cut short by the watchdog's kicks).  It
+ * passes if every call returns a sane result and the guest stays in the
+ * runtime's hands; the harness fails the run on any kernel warning.
+ * Prints the seed to reproduce.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -132,7 +135,16 @@ struct fuzz {
 	struct skas_guest g;
 	pthread_t watchdog;
 	volatile int stop;
+	bool native;
 	unsigned long calls, runs, events[5];
+};
+
+/* The NATIVE calls of the third test (all of the safe list but I/O). */
+static const uint64_t native_nrs[] = {
+	SYS_futex, SYS_futex_waitv, SYS_clock_gettime, SYS_clock_getres,
+	SYS_gettimeofday, SYS_time, SYS_nanosleep, SYS_clock_nanosleep,
+	SYS_sched_yield, SYS_getrandom, SYS_getcpu, SYS_read, SYS_write,
+	SYS_lseek, SYS_fstat, SYS_restart_syscall, SYS_gettid,
 };
 
 /* Kick the guest now and then, so random code that spins ends. */
@@ -230,6 +242,12 @@ static void fuzz_run(struct fuzz *f)
 	/* Run only code the fuzzer wrote (scrubbed), not the vDSO's. */
 	if (rnd() % 2 || f->g.run->regs.rip - 0x100000 >= 64 * 4096)
 		f->g.run->regs.rip = 0x100000 + rnd() % 4096;
+	if (f->native && rnd() % 2) {
+		/* A syscall of the NATIVE set, random arguments. */
+		f->g.run->regs.rip = 0x100000 + rnd() % 4094;
+		f->g.run->regs.rax = PICK(native_nrs);
+		skas_rw(f->g.as, true, f->g.run->regs.rip, "\x0f\x05", 2);
+	}
 	struct skas_regs before = f->g.run->regs;
 
 	if (fz_ioctl(f->g.thread, SKAS_RUN, 0) == 0) {
@@ -426,6 +444,29 @@ TEST_F_TIMEOUT(fuzz, two_runtime_threads_at_once, 300)
 	ASSERT_EQ(0, pthread_create(&th, NULL, fuzz_loop, &z2));
 	fuzz_loop(&z1);
 	pthread_join(th, NULL);
+	fuzz_check(_metadata, &self->f);
+}
+
+/* The same with the NATIVE and THREAD tiers on, syscalls made often. */
+TEST_F_TIMEOUT(fuzz, native_tier_with_random_arguments, 300)
+{
+	struct fuzzer z = { &self->f, fuzz_seed + 2000 };
+	struct skas_policy p;
+	unsigned int i;
+
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	for (i = 0; i < sizeof(native_nrs) / 8; i++) {
+		p.nr = native_nrs[i];
+		p.action = p.nr == SYS_gettid ? SKAS_POLICY_THREAD :
+			   SKAS_POLICY_NATIVE;
+		if (p.nr != SYS_restart_syscall)
+			ASSERT_EQ(0, ioctl(self->f.g.as, SKAS_SET_POLICY, &p))
+				TH_LOG("nr %u", p.nr);
+	}
+	self->f.g.run->thread_value = 42;
+	self->f.native = true;
+	fuzz_loop(&z);
 	fuzz_check(_metadata, &self->f);
 }
 
