@@ -768,7 +768,11 @@ TEST_F(native, forbidden_calls_are_eperm)
 		SYS_seccomp, SYS_set_tid_address, SYS_set_robust_list,
 		SYS_rseq, SYS_sched_setaffinity, SYS_kexec_load,
 		SYS_pivot_root, SYS_chroot, SYS_open_tree, SYS_move_mount,
-		SYS_fsopen, SYS_fsmount, SYS_mount_setattr,
+		SYS_fsopen, SYS_fsmount, SYS_mount_setattr, SYS_rt_sigpending,
+		SYS_rt_sigtimedwait, SYS_signalfd, SYS_signalfd4, SYS_geteuid,
+		SYS_getgid, SYS_getegid, SYS_getpgid, SYS_getpgrp, SYS_getsid,
+		SYS_setuid, SYS_setsid, SYS_kexec_file_load, SYS_poll,
+		SYS_select, SYS_epoll_wait, SYS_wait4, SYS_waitid,
 	};
 	static const unsigned int safe[] = {
 		SYS_futex, SYS_futex_waitv, SYS_clock_gettime,
