@@ -9,7 +9,9 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/skas.h>
+#include <linux/sysfs.h>
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
@@ -36,6 +38,19 @@ void skas_objects_dec(void)
 	if (atomic_dec_and_test(&skas_objects))
 		wake_up_var(&skas_objects);
 }
+
+/* Read-only in /sys/module/skas/parameters/objects: the leak checks of tests. */
+static int skas_objects_show(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&skas_objects));
+}
+
+static const struct kernel_param_ops skas_objects_ops = {
+	.get = skas_objects_show,
+};
+
+module_param_cb(objects, &skas_objects_ops, NULL, 0444);
+MODULE_PARM_DESC(objects, "address space and thread objects alive");
 
 /*
  * Set when a trapped syscall was executed after all (its ax is not the
