@@ -188,8 +188,13 @@ static void one_op(struct fstate *s)
 				    t, s->th[t].pid,
 				    (unsigned long long)s->th[t].run->regs.rip,
 				    (unsigned long long)s->th[t].run->regs.rsp);
+		/*
+		 * Periodic: a tick that lands between two runs is lost, and
+		 * the next run of a spinning guest would wait for ever.
+		 */
 		memset(&it, 0, sizeof(it));
 		it.it_value.tv_usec = 1000 + stress_below(&s->r, 20000);
+		it.it_interval = it.it_value;
 		setitimer(ITIMER_REAL, &it, NULL);
 		n = 1 + stress_below(&s->r, 20);
 		for (i = 0; i < n; i++) {
