@@ -55,16 +55,20 @@ row() {
 }
 echo "load held"
 row '  guests at once (x parts)' guests_concurrent
+row '    of which umlrun instances' guests_umlrun
+row '    of which libuml API guests' guests_libuml
 row '  guest-seconds of getpid loops' guest_seconds
 row '  round trips' round_trips
 row '  address spaces created' aspaces_created
 row '  MiB touched by a 1 GiB guest' guest_mib_touched
+row '  guest forks up to --max-procs' guest_forks_to_limit
 echo "faults injected"
 row '  runtime SIGKILL: in setup' runtime_kills_in_setup
 row '  runtime SIGKILL: in SKAS_RUN' runtime_kills_in_run
 row '  runtime SIGKILL: in SKAS_MEM' runtime_kills_in_mem
 row '  runtime SIGKILL: in SKAS_CLONE' runtime_kills_in_clone
 row '  runtime SIGKILL: in READ/WRITE' runtime_kills_in_rw
+row '  runtime SIGKILL in a fork bomb' forkbomb_runtime_kills
 row '  guest SIGKILL from outside' guest_kills
 row '  rmmod refused under load' rmmod_refused
 row '  insmod/rmmod cycles' module_cycles
@@ -72,9 +76,17 @@ row '  sequence fuzzer calls' fuzz_calls
 echo "lost (must be 0)"
 row '  leftover tasks' leftover_tasks
 row '  leftover fds' leftover_fds
-row '  leftover module objects' leftover_probes
+row '  leftover module objects' leftover_objects
+row '  leftover module probes' leftover_probes
+row '  slab kB over the tolerance' leftover_kmem_kb
+row '  mm/task_struct objects left' leftover_kmem_objects
+row '  kmemleak reports after a part' kmemleak_reports
 row '  kernel log reports' kernel_reports
-lost=$(( $(g all.leftover_tasks) + $(g all.leftover_fds) + $(g all.leftover_probes) + $(g all.kernel_reports) ))
+lost=0
+for key in leftover_tasks leftover_fds leftover_objects leftover_probes \
+	   leftover_kmem_kb leftover_kmem_objects kmemleak_reports kernel_reports; do
+	lost=$(( lost + $(g "all.$key") ))
+done
 printf '%-34s' 'VM verdict (0 = pass)'; for k in $KVERS; do printf '%12s' "$(g "$k.rc")"; done; echo
 if [ "$failed" -eq 0 ] && [ "$lost" -eq 0 ]; then
 	echo "stress: passed on $KVERS, nothing lost"

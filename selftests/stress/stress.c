@@ -12,24 +12,42 @@
 
 #include "../kselftest_harness.h"
 #include "guests.h"
+#include "umlrun.h"
+#include "uml.h"
 
 /* ---- 64 guests in getpid loops at once ------------------------------- */
 
-#define NGUESTS 64
+/*
+ * Three kinds at once: guests driven through the raw ABI (one runtime
+ * thread each), guests driven through libuml's API (skas backend, one
+ * uml_host per thread), and whole umlrun instances, each running the
+ * static selftests/stress/guest in a getpid loop.
+ */
+#define NRAW	32
+#define NLIB	16
+#define NUML	16
+#define NGUESTS	(NRAW + NLIB + NUML)
 
 struct looper {
 	struct skas_guest g;
 	pthread_t th;
-	atomic_bool *stop;
+	atomic_bool *go, *stop;
 	long trips;
 	int err;
 };
+
+static void wait_go(atomic_bool *go, atomic_bool *stop)
+{
+	while (!atomic_load(go) && !atomic_load(stop))
+		usleep(1000);
+}
 
 static void *loop_main(void *arg)
 {
 	struct looper *l = arg;
 	int r;
 
+	wait_go(l->go, l->stop);
 	while (!atomic_load(l->stop)) {
 		r = skas_run(&l->g);
 		if (r != SKAS_EXIT_SYSCALL || l->g.run->exit.syscall.nr != 39) {
@@ -42,42 +60,231 @@ static void *loop_main(void *arg)
 	return NULL;
 }
 
-TEST_F_TIMEOUT(stress, guests_64_getpid_loops, 600)
+struct lib_looper {
+	pthread_t th;
+	atomic_bool *go, *stop;
+	atomic_int *ready;
+	long trips;
+	int err;
+	const char *what;	/* the call that failed */
+};
+
+#define LIB_CODE	0x400000ULL
+
+/* A libuml guest from set-up to uml_host_close(), in its own thread. */
+static void *lib_main(void *arg)
 {
-	static struct looper l[NGUESTS];
-	atomic_bool stop = false;
-	long secs = stress_scale(4, 60), total = 0, min = -1, max = 0;
+	struct lib_looper *l = arg;
+	struct uml_host *h = NULL;
+	struct uml_aspace *as = NULL;
+	struct uml_thread *t;
+	struct uml_exit ex;
+	struct uml_regs *r;
+	int ret;
+
+	l->what = "uml_host_open";
+	ret = uml_host_open(&h, UML_BACKEND_SKAS);
+	if (ret)
+		goto out;
+	l->what = "uml_aspace_create";
+	ret = uml_aspace_create(h, &as, &t);
+	if (ret)
+		goto out;
+	l->what = "uml_aspace_map";
+	ret = uml_aspace_map(as, LIB_CODE, 4096, PROT_READ | PROT_EXEC,
+			     UML_MAP_PRIVATE | UML_MAP_ANONYMOUS, -1, 0);
+	if (ret)
+		goto out;
+	l->what = "uml_mem_write";
+	if (uml_mem_write(as, LIB_CODE, getpid_loop, sizeof(getpid_loop)) !=
+	    sizeof(getpid_loop)) {
+		ret = -EIO;
+		goto out;
+	}
+	r = uml_thread_regs(t);
+	r->rip = LIB_CODE;
+	atomic_fetch_add(l->ready, 1);
+	wait_go(l->go, l->stop);
+	l->what = "uml_thread_run";
+	while (!atomic_load(l->stop)) {
+		ret = uml_thread_run(t, &ex);
+		if (!ret && (ex.reason != UML_EXIT_SYSCALL ||
+			     ex.syscall.nr != 39)) {
+			l->what = "uml_thread_run: not a getpid exit";
+			ret = -EPROTO;
+		}
+		if (ret)
+			goto out_closed;
+		r->rax = 1;
+		l->trips++;
+	}
+	ret = 0;
+	goto out_closed;
+out:
+	atomic_fetch_add(l->ready, 1);
+out_closed:
+	if (as)
+		uml_aspace_destroy(as);
+	if (h)
+		uml_host_close(h);
+	l->err = ret;
+	return NULL;
+}
+
+struct minmax {
+	long min, max, total;
+};
+
+static void minmax_add(struct minmax *m, long v)
+{
+	if (!m->total || v < m->min)
+		m->min = v;
+	if (v > m->max)
+		m->max = v;
+	m->total += v;
+}
+
+TEST_F_TIMEOUT(stress, guests_64_getpid_loops, 900)
+{
+	static struct looper l[NRAW];
+	static struct lib_looper lib[NLIB];
+	static struct umlrun u[NUML];
+	atomic_bool go = false, stop = false;
+	atomic_int ready = 0;
+	long secs = stress_scale(4, 60), trips;
+	struct minmax raw = { 0 }, lm = { 0 }, um = { 0 };
+	char arg[32];
 	int i, ret, status;
 
-	for (i = 0; i < NGUESTS; i++) {
+	/* umlrun first, while this process has no thread (fork is simple). */
+	snprintf(arg, sizeof(arg), "%ld", secs);
+	for (i = 0; i < NUML; i++)
+		ASSERT_EQ(0, umlrun_start(&u[i], NULL, "loop", arg))
+			TH_LOG("umlrun %d", i);
+	for (i = 0; i < NUML; i++)
+		ASSERT_EQ(0, umlrun_expect(&u[i], "up", 120, NULL))
+			TH_LOG("umlrun %d did not come up", i);
+	for (i = 0; i < NLIB; i++) {
+		lib[i].go = &go;
+		lib[i].stop = &stop;
+		lib[i].ready = &ready;
+		ASSERT_EQ(0, pthread_create(&lib[i].th, NULL, lib_main, &lib[i]));
+	}
+	for (i = 0; i < NRAW; i++) {
 		ret = stress_guest_start(&l[i].g, getpid_loop,
 					 sizeof(getpid_loop));
 		ASSERT_EQ(0, ret) TH_LOG("guest %d: %d", i, ret);
+		l[i].go = &go;
 		l[i].stop = &stop;
-	}
-	for (i = 0; i < NGUESTS; i++)
 		ASSERT_EQ(0, pthread_create(&l[i].th, NULL, loop_main, &l[i]));
+	}
+	for (i = 0; i < 60000 && atomic_load(&ready) < NLIB; i++)
+		usleep(1000);
+	EXPECT_EQ(NLIB, atomic_load(&ready)) TH_LOG("libuml guests not ready");
+	/* All 64 start together, for the same time. */
+	atomic_store(&go, true);
+	for (i = 0; i < NUML; i++)
+		EXPECT_EQ(1, write(u[i].in, "g", 1));
 	sleep(secs);
 	atomic_store(&stop, true);
-	for (i = 0; i < NGUESTS; i++) {
+	for (i = 0; i < NRAW; i++) {
 		pthread_join(l[i].th, NULL);
 		EXPECT_EQ(0, l[i].err) TH_LOG("guest %d", i);
 		EXPECT_LT(0, l[i].trips) TH_LOG("guest %d starved", i);
-		total += l[i].trips;
-		if (min < 0 || l[i].trips < min)
-			min = l[i].trips;
-		if (l[i].trips > max)
-			max = l[i].trips;
+		minmax_add(&raw, l[i].trips);
 		/* Still alive: nothing killed it under load. */
 		EXPECT_EQ(0, waitpid(l[i].g.pid, &status, WNOHANG));
 	}
-	for (i = 0; i < NGUESTS; i++)
+	for (i = 0; i < NRAW; i++)
 		skas_guest_stop(&l[i].g);
-	ksft_print_msg("%d guests, %lds: %ld round trips, per guest min %ld max %ld\n",
-		       NGUESTS, secs, total, min, max);
+	for (i = 0; i < NLIB; i++) {
+		pthread_join(lib[i].th, NULL);
+		EXPECT_EQ(0, lib[i].err) TH_LOG("libuml guest %d: %s: %s", i,
+					       lib[i].what,
+					       uml_strerror(lib[i].err));
+		EXPECT_LT(0, lib[i].trips) TH_LOG("libuml guest %d starved", i);
+		minmax_add(&lm, lib[i].trips);
+	}
+	for (i = 0; i < NUML; i++) {
+		trips = 0;
+		EXPECT_EQ(0, umlrun_expect(&u[i], "trips", 120, &trips))
+			TH_LOG("umlrun %d: no trips line", i);
+		EXPECT_LT(0, trips) TH_LOG("umlrun %d starved", i);
+		minmax_add(&um, trips);
+		/* A clean exit of its own, status 0. */
+		EXPECT_EQ(0, umlrun_wait(&u[i], 60)) TH_LOG("umlrun %d", i);
+	}
+	ksft_print_msg("%d guests, %lds: raw ABI %d: %ld round trips, per guest min %ld max %ld\n",
+		       NGUESTS, secs, NRAW, raw.total, raw.min, raw.max);
+	ksft_print_msg("  libuml %d: %ld, min %ld max %ld; umlrun %d: %ld, min %ld max %ld\n",
+		       NLIB, lm.total, lm.min, lm.max,
+		       NUML, um.total, um.min, um.max);
 	stress_report("guests_concurrent", NGUESTS);
+	stress_report("guests_umlrun", NUML);
+	stress_report("guests_libuml", NLIB);
 	stress_report("guest_seconds", NGUESTS * secs);
-	stress_report("round_trips", total);
+	stress_report("round_trips", raw.total + lm.total + um.total);
+}
+
+/* ---- guests that fork until the guest process limit -------------------- */
+
+/*
+ * umlrun instances at once, each with --max-procs=M, running a fork bomb:
+ * half fork until EAGAIN (exactly M - 1 children: the limit counts the
+ * first process), then kill and reap their children and exit cleanly; the
+ * other half fork and hold, and their runtime is SIGKILLed at a random
+ * moment, before or after the limit: every guest process must die with it.
+ */
+#define NBOMB_MAX	8
+
+TEST_F_TIMEOUT(stress, guests_fork_until_process_limit, 900)
+{
+	long rounds = stress_scale(1, 4), nbomb = stress_scale(4, NBOMB_MAX);
+	long maxp = stress_scale(32, 128), forked, total = 0, kills = 0;
+	static struct umlrun u[NBOMB_MAX];
+	struct stress_rng r;
+	char opt[32];
+	int i, round, status, left;
+
+	stress_rng_init(&r, 5);
+	snprintf(opt, sizeof(opt), "--max-procs=%ld", maxp);
+	for (round = 0; round < rounds; round++) {
+		for (i = 0; i < nbomb; i++)
+			ASSERT_EQ(0, umlrun_start(&u[i], opt,
+						  i % 2 ? "forkhold" : "forkbomb",
+						  NULL));
+		/* The holders: killed 0-2 s after their start. */
+		usleep(stress_below(&r, 2000000));
+		for (i = 1; i < nbomb; i += 2) {
+			ASSERT_EQ(0, kill(u[i].pid, SIGKILL));
+			status = umlrun_wait(&u[i], 60);
+			EXPECT_TRUE(WIFSIGNALED(status) &&
+				    WTERMSIG(status) == SIGKILL)
+				TH_LOG("round %d holder %d: status %#x",
+				       round, i, status);
+			kills++;
+		}
+		for (i = 0; i < nbomb; i += 2) {
+			forked = 0;
+			EXPECT_EQ(0, umlrun_expect(&u[i], "forked", 300, &forked))
+				TH_LOG("round %d bomb %d: no forked line", round, i);
+			EXPECT_EQ(maxp - 1, forked) TH_LOG("round %d bomb %d",
+							    round, i);
+			total += forked;
+			EXPECT_EQ(0, umlrun_expect(&u[i], "reaped", 300, NULL));
+			EXPECT_EQ(0, umlrun_wait(&u[i], 60))
+				TH_LOG("round %d bomb %d: status %#x", round, i,
+				       u[i].status);
+		}
+		/* The killed runtimes' guest processes came back to us. */
+		left = stress_reap_all(10);
+		ASSERT_EQ(0, left) TH_LOG("round %d: %d guest processes left",
+					  round, left);
+	}
+	ksft_print_msg("%ld rounds of %ld fork bombs, --max-procs=%ld: %ld guest forks, %ld runtimes killed\n",
+		       rounds, nbomb, maxp, total, kills);
+	stress_report("guest_forks_to_limit", total);
+	stress_report("forkbomb_runtime_kills", kills);
 }
 
 /* ---- SIGKILL of the runtime at random moments -------------------------- */

@@ -304,6 +304,35 @@ static inline void stress_base_take(struct stress_base *b)
 	stress_scan_tasks(getpid(), &b->tasks);
 }
 
+/*
+ * The module's address-space and thread objects alive (its own count,
+ * /sys/module/skas/parameters/objects), or -1 without it.
+ */
+static inline int stress_module_objects(void)
+{
+	FILE *f = fopen("/sys/module/skas/parameters/objects", "r");
+	int n = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+/* Objects go after their tasks and an RCU grace period: up to 5 s. */
+static inline int stress_wait_objects_zero(void)
+{
+	int i, n = stress_module_objects();
+
+	for (i = 0; i < 500 && n > 0; i++) {
+		usleep(10000);
+		n = stress_module_objects();
+	}
+	return n;
+}
+
 /* Objects are freed after an RCU grace period: wait up to 5 s. */
 static inline int stress_wait_probes_zero(void)
 {
@@ -314,6 +343,127 @@ static inline int stress_wait_probes_zero(void)
 		n = stress_probes_registered();
 	}
 	return n;
+}
+
+/*
+ * Kernel memory.  /proc/slabinfo (root only) counts SLUB's objects in
+ * per-CPU slabs as in use, so every cache is first shrunk (its per-CPU
+ * slabs flushed, empty slabs freed: /sys/kernel/slab/NAME/shrink); then
+ * the unreclaimable slab total (/proc/meminfo SUnreclaim) and each cache's
+ * objects are compared with the part's baseline.
+ */
+#define STRESS_SLAB_MAX	512
+
+struct stress_slab {
+	char name[40];
+	long objs, size;
+};
+
+struct stress_kmem {
+	long sunreclaim_kb;
+	int n;
+	struct stress_slab c[STRESS_SLAB_MAX];
+};
+
+static inline void stress_slab_shrink(void)
+{
+	DIR *d = opendir("/sys/kernel/slab");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[300];
+		ssize_t n;
+		int fd;
+
+		/* Aliases of merged caches are symbolic links. */
+		if (e->d_name[0] == '.' || e->d_type == DT_LNK)
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 e->d_name);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = write(fd, "1", 1);	/* best effort */
+		(void)n;
+		close(fd);
+	}
+	closedir(d);
+}
+
+static inline long stress_meminfo_kb(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	size_t kl = strlen(key);
+	long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) && line[kl] == ':') {
+			v = strtol(line + kl + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static inline void stress_kmem_take(struct stress_kmem *k)
+{
+	FILE *f;
+	char line[512];
+
+	stress_slab_shrink();
+	k->sunreclaim_kb = stress_meminfo_kb("SUnreclaim");
+	k->n = 0;
+	f = fopen("/proc/slabinfo", "r");
+	if (!f)
+		return;
+	while (k->n < STRESS_SLAB_MAX && fgets(line, sizeof(line), f)) {
+		struct stress_slab *c = &k->c[k->n];
+
+		if (sscanf(line, "%39s %ld %*d %ld", c->name, &c->objs,
+			   &c->size) == 3 && line[0] != '#')
+			k->n++;
+	}
+	fclose(f);
+}
+
+/* Objects of cache @name in @k, or 0 if it is not there. */
+static inline long stress_kmem_objs(const struct stress_kmem *k,
+				    const char *name)
+{
+	int i;
+
+	for (i = 0; i < k->n; i++)
+		if (!strcmp(k->c[i].name, name))
+			return k->c[i].objs;
+	return 0;
+}
+
+/* Prints the caches that grew by more than @min_kb; returns the sum. */
+static inline long stress_kmem_growth(const struct stress_kmem *a,
+				      const struct stress_kmem *b, long min_kb)
+{
+	long sum = 0, kb;
+	int i, j;
+
+	for (i = 0; i < b->n; i++)
+		for (j = 0; j < a->n; j++) {
+			if (strcmp(a->c[j].name, b->c[i].name))
+				continue;
+			kb = (b->c[i].objs - a->c[j].objs) * b->c[i].size / 1024;
+			if (kb > min_kb) {
+				printf("# slab %s: %ld -> %ld objects (+%ld kB)\n",
+				       b->c[i].name, a->c[j].objs,
+				       b->c[i].objs, kb);
+				sum += kb;
+			}
+			break;
+		}
+	return sum;
 }
 
 #endif /* SKAS_STRESS_H */
