@@ -44,10 +44,10 @@ static int loop(double secs)
 		return 2;
 	end = now() + secs;
 	do {
-		for (i = 0; i < 256; i++)
+		for (i = 0; i < 16; i++)
 			if (syscall(SYS_getpid) != pid)
 				return 1;
-		trips += 256;
+		trips += 16;
 	} while (now() < end);
 	printf("trips %ld\n", trips);
 	return 0;
