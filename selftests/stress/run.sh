@@ -59,6 +59,7 @@ row '    of which umlrun instances' guests_umlrun
 row '    of which libuml API guests' guests_libuml
 row '  guest-seconds of getpid loops' guest_seconds
 row '  round trips' round_trips
+row '  getpids on the fast tiers' fast_tier_getpids
 row '  address spaces created' aspaces_created
 row '  MiB touched by a 1 GiB guest' guest_mib_touched
 row '  guest forks up to --max-procs' guest_forks_to_limit

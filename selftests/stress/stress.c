@@ -21,7 +21,9 @@
  * Three kinds at once: guests driven through the raw ABI (one runtime
  * thread each), guests driven through libuml's API (skas backend, one
  * uml_host per thread), and whole umlrun instances, each running the
- * static selftests/stress/guest in a getpid loop.
+ * static selftests/stress/guest in a getpid loop: half of them with
+ * umlrun's fast tiers (getpid answered in the kernel), half with
+ * --no-fast (every getpid a round trip to umlrun).
  */
 #define NRAW	32
 #define NLIB	16
@@ -152,14 +154,16 @@ TEST_F_TIMEOUT(stress, guests_64_getpid_loops, 900)
 	atomic_bool go = false, stop = false;
 	atomic_int ready = 0;
 	long secs = stress_scale(4, 60), trips;
-	struct minmax raw = { 0 }, lm = { 0 }, um = { 0 };
+	struct minmax raw = { 0 }, lm = { 0 }, um = { 0 }, umt = { 0 };
 	char arg[32];
 	int i, ret, status;
 
 	/* umlrun first, while this process has no thread (fork is simple). */
 	snprintf(arg, sizeof(arg), "%ld", secs);
+	/* Half with umlrun's fast tiers (the default), half without. */
 	for (i = 0; i < NUML; i++)
-		ASSERT_EQ(0, umlrun_start(&u[i], NULL, "loop", arg))
+		ASSERT_EQ(0, umlrun_start(&u[i], i % 2 ? "--no-fast" : NULL,
+					  "loop", arg))
 			TH_LOG("umlrun %d", i);
 	for (i = 0; i < NUML; i++)
 		ASSERT_EQ(0, umlrun_expect(&u[i], "up", 120, NULL))
@@ -210,7 +214,7 @@ TEST_F_TIMEOUT(stress, guests_64_getpid_loops, 900)
 		EXPECT_EQ(0, umlrun_expect(&u[i], "trips", 120, &trips))
 			TH_LOG("umlrun %d: no trips line", i);
 		EXPECT_LT(0, trips) TH_LOG("umlrun %d starved", i);
-		minmax_add(&um, trips);
+		minmax_add(i % 2 ? &umt : &um, trips);
 		/* A clean exit of its own, status 0. */
 		EXPECT_EQ(0, umlrun_wait(&u[i], 60)) TH_LOG("umlrun %d", i);
 	}
@@ -218,12 +222,16 @@ TEST_F_TIMEOUT(stress, guests_64_getpid_loops, 900)
 		       NGUESTS, secs, NRAW, raw.total, raw.min, raw.max);
 	ksft_print_msg("  libuml %d: %ld, min %ld max %ld; umlrun %d: %ld, min %ld max %ld\n",
 		       NLIB, lm.total, lm.min, lm.max,
-		       NUML, um.total, um.min, um.max);
+		       NUML / 2, um.total, um.min, um.max);
+	ksft_print_msg("  umlrun --no-fast %d: %ld, min %ld max %ld\n",
+		       NUML / 2, umt.total, umt.min, umt.max);
 	stress_report("guests_concurrent", NGUESTS);
 	stress_report("guests_umlrun", NUML);
 	stress_report("guests_libuml", NLIB);
 	stress_report("guest_seconds", NGUESTS * secs);
-	stress_report("round_trips", raw.total + lm.total + um.total);
+	/* The fast tiers' getpids are no round trips. */
+	stress_report("round_trips", raw.total + lm.total + umt.total);
+	stress_report("fast_tier_getpids", um.total);
 }
 
 /* ---- guests that fork until the guest process limit -------------------- */
