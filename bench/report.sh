@@ -129,12 +129,33 @@ END {
 	for (i = 1; i <= nref; i++) {
 		p = ref[i]; q = p; sub(/@cpu0$/, "", q)
 		name = q == "native" ? "native getpid" : \
-		       q ~ /^(ptrace|skas)/ ? "umlrun --backend=" q : q
+		       q == "skas" ? "umlrun --backend=skas --no-fast" : \
+		       q == "skas+fast" ? "umlrun --backend=skas (fast tiers)" : \
+		       q == "ptrace" ? "umlrun --backend=ptrace" : q
 		if (p != q) name = name ", all on CPU 0"
 		print "| " name " | " cell("getpid", p) " | " \
 			(p == "native" ? "1.00x" : ratio("getpid", p)) " |"
 	}
 	if (syncwake != "") printf "\nseccomp-unotify: %s.\n", syncwake
+	# futex ping-pong in a libuml runtime with a pthread per guest thread.
+	nfx = split("native libuml-trap libuml-native", fx, " ")
+	hasfx = 0
+	for (i = 2; i <= nfx; i++)
+		if ((("futex-pingpong", fx[i]) in cnt) || (("futex-pingpong", fx[i]) in na))
+			hasfx = 1
+	if (hasfx) {
+		printf "\nfutex ping-pong, two guest threads of a libuml runtime (skas), one runtime pthread each:\n\n"
+		print "| mechanism | ns/op | x native |"
+		print "| --- | ---: | ---: |"
+		for (i = 1; i <= nfx; i++) {
+			p = fx[i]
+			name = p == "native" ? "native threads" : \
+			       p == "libuml-trap" ? "futex trapped (TRAP), emulated by the runtime" : \
+			       "futex NATIVE"
+			print "| " name " | " cell("futex-pingpong", p) " | " \
+				(p == "native" ? "1.00x" : ratio("futex-pingpong", p)) " |"
+		}
+	}
 	if (nreasons) {
 		printf "\nNot measured:\n\n"
 		for (i = 1; i <= nreasons; i++) printf "- [%d] %s\n", i, reasons[i]

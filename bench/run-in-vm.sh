@@ -16,7 +16,7 @@
 #	bench_scale=F	multiply every iteration count by F (default 1)
 #	bench_reps=N	repetitions (default 5)
 #	bench_only=W,W	only these workloads (names as in the table)
-#	bench_paths=P,P	only these paths (native ptrace skas ...)
+#	bench_paths=P,P	only these paths (native ptrace skas skas+fast)
 #	bench_pin=1	run everything on CPU 0 (taskset): the wall-clock
 #			runs do, because a cross-vCPU wake-up under
 #			multi-threaded TCG costs milliseconds of real time
@@ -28,7 +28,7 @@ UMLRUN=$tree/guest-runtime/umlrun
 scale=${bench_scale:-1}
 reps=${bench_reps:-5}
 only=${bench_only:-}
-paths=${bench_paths:-native ptrace skas}
+paths=${bench_paths:-native ptrace skas skas+fast}
 paths=$(echo "$paths" | tr , ' ')
 pin=
 [ "${bench_pin:-0}" = 1 ] && pin="taskset 1"
@@ -36,14 +36,15 @@ pin=
 tmo=${bench_timeout:-600}
 
 # ---- execution paths ---------------------------------------------------
-# A path is a command prefix.  A later fast tier of the skas backend is one
-# more line here (and one more name in $paths), e.g.
-#	skas-const) echo "$UMLRUN --backend=skas --policy=const" ;;
+# A path is a command prefix (Documentation/benchmarks.rst, "Execution
+# paths"): skas is every syscall a round trip (no fast tier, no vDSO),
+# skas+fast is umlrun's default, with the fast tiers the module has.
 prefix() {
 	case $1 in
 	native) echo "" ;;
 	ptrace) echo "$UMLRUN --backend=ptrace" ;;
-	skas) echo "$UMLRUN --backend=skas" ;;
+	skas) echo "$UMLRUN --backend=skas --no-fast" ;;
+	skas+fast) echo "$UMLRUN --backend=skas" ;;
 	*) echo "false" ;;
 	esac
 }
@@ -201,7 +202,7 @@ rm -f /tmp/bench-failed
 # ---- workloads -------------------------------------------------------------
 #        name               native guest  program and arguments
 workload getpid             100000 5000   getpid @N
-workload gettimeofday-vdso  100000 100000 gettimeofday vdso @N
+workload gettimeofday-vdso  100000 20000  gettimeofday vdso @N
 workload gettimeofday-raw   100000 5000   gettimeofday raw @N
 workload memLoopPure-64     20000  20000  memloop 64 pure @N
 workload memLoop-64         20000  2000   memloop 64 getpid @N
@@ -211,6 +212,23 @@ workload fork-exec-wait     200    50     forkexec @N
 workload pipe-pingpong      10000  1000   pipe @N
 # One run of the script is 200 processes; not scaled.
 workload shell-200          1      1      shell 1
+# Two threads waking each other: natively, and as a guest of every path.
+workload futex-pingpong     20000  1000   futex_pingpong threads @N
+
+# ---- futex ping-pong in a libuml runtime -----------------------------------
+# The same two threads as guest threads of a minimal libuml runtime that
+# drives each from its own pthread (umlrun drives all from one): futex
+# trapped and emulated by the runtime, or UML_POLICY_NATIVE.
+if wanted futex-pingpong; then
+	c=$(count 5000)
+	for x in libuml-trap libuml-native; do
+		r=1
+		while [ $r -le "$reps" ]; do
+			run1 futex-pingpong "$x" "$r" $pin ./futex_pingpong "$x" "$c"
+			r=$((r + 1))
+		done
+	done
+fi
 
 # ---- getpid reference mechanisms ------------------------------------------
 # The getpid round trip by other means, same boot: the raw mainline

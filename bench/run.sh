@@ -12,7 +12,7 @@
 #   REPS    repetitions per cell (default 5)
 #   SCALE   multiply every iteration count (default 1)
 #   ONLY    comma-separated workloads, e.g. getpid,host-tax (default all)
-#   PATHS   comma-separated paths (default native,ptrace,skas)
+#   PATHS   comma-separated paths (default native,ptrace,skas,skas+fast)
 #   PLOT=1  also an SVG bar chart of the ratios per kernel and clock
 #           (gnuplot; installed from Debian's packages when missing, as root)
 set -uo pipefail
