@@ -182,6 +182,7 @@ static void fork_step(void)
 	if (pid == 0) {
 		long me = sys0(SYS_getpid);
 
+		fails = 0;	/* the child reports only its own */
 		CHECK("fork child", sys0(SYS_getppid), parent);
 		report("fork child");
 		thread_step("fork child");
@@ -238,6 +239,7 @@ static void reparent_step(long reaper)
 		pid_t c = fork();
 
 		if (c == 0) {
+			fails = 0;
 			close(p[0]);
 			for (i = 0; i < 10000 && sys0(SYS_getppid) == bpid; i++)
 				usleep(1000);
@@ -276,6 +278,7 @@ static void pgrp_step(void)
 		exit(2);
 	pid = fork();
 	if (pid == 0) {
+		fails = 0;
 		close(go[1]);
 		if (read(go[0], &c, 1) != 1)
 			fails++;
