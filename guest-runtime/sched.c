@@ -217,24 +217,27 @@ static void poll_events(bool may_sleep)
 	}
 }
 
-static void on_alarm(int sig)
+/* From a signal handler: end the running guest's uml_thread_run(). */
+static void kick_current(void)
 {
 	struct task *t = current;
 
-	(void)sig;
-	tick = 1;
 	if (t && t->th)
 		uml_thread_kick(t->th);
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+	tick = 1;
+	kick_current();
+}
+
 static void on_dump(int sig)
 {
-	struct task *t = current;
-
 	(void)sig;
 	dump_req = 1;
-	if (t && t->th)
-		uml_thread_kick(t->th);
+	kick_current();
 }
 
 static const char *const task_states[] = {
@@ -293,11 +296,8 @@ static void dump_tasks(void)
 
 static void on_host_signal(int sig)
 {
-	struct task *t = current;
-
 	host_sig = sig;
-	if (t && t->th)
-		uml_thread_kick(t->th);
+	kick_current();
 }
 
 /* The slice timer runs only while some guest runs: an idle runtime sleeps. */
