@@ -106,6 +106,12 @@ fuzz: deps user
 		DURATION="$(or $(DURATION),300)" FILTER=selftests/stress/seqfuzz \
 		selftests/stress/run.sh
 
+# Fairness and interference (Documentation/benchmarks.rst): KVER, CLOCK, REPS.
+.PHONY: fairness
+fairness: deps user
+	KVER="$(or $(KVER),6.12)" CLOCK="$(or $(CLOCK),icount)" REPS="$(REPS)" \
+		bench/fairness.sh
+
 style:
 	@test -x $(checkpatch) || $(QEMU)/fetch-kernels.sh source-6.12
 	$(checkpatch) --strict --no-tree --terse --show-types \

@@ -24,6 +24,8 @@
 # Benchmarks print, never assert: nothing here fails on a slow number.
 tree=${bench_tree:-/skas}
 cd "$tree/bench" || exit 1
+# make fairness (bench/fairness.sh) is a run of its own.
+[ "${bench_only:-}" = fairness ] && exec ./fairness-in-vm.sh
 UMLRUN=$tree/guest-runtime/umlrun
 scale=${bench_scale:-1}
 reps=${bench_reps:-5}
