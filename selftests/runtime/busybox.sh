@@ -40,9 +40,13 @@ if [ "$B" = skas ] && [ ! -e /dev/skas ]; then
 	exit 4
 fi
 
-# A guest run that hangs gets SIGUSR1 first: umlrun prints its task dump
-# (what each guest task waits for) into the output, then SIGKILL.
-GUEST_TIMEOUT="$BB timeout -s USR1 -k 5 60"
+# A guest run that outlives GUEST_SECS gets SIGUSR1 first: umlrun prints
+# its task dump (what each guest task waits for) into the output, then
+# SIGKILL.
+GUEST_SECS=60
+guest_timeout() {
+	$BB timeout -s USR1 -k 5 "$GUEST_SECS" "$@"
+}
 
 WORK=$($BB mktemp -d "${TMPDIR:-/tmp}/umlrun-test.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT
@@ -75,7 +79,7 @@ run_case() {
 	(cd "$WORK/w" && $BB timeout 60 $BB sh -c "$2" > "$WORK/native" 2>&1)
 	nst=$?
 	setup_work
-	(cd "$WORK/w" && $GUEST_TIMEOUT "$UMLRUN" --backend="$B" $NOFAST --rw \
+	(cd "$WORK/w" && guest_timeout "$UMLRUN" --backend="$B" $NOFAST --rw \
 		$BB sh -c "$2" > "$WORK/guest" 2>&1)
 	gst=$?
 	if [ $nst -eq $gst ] && $BB cmp -s "$WORK/native" "$WORK/guest"; then
@@ -94,7 +98,7 @@ expect_status() {
 	name=$1
 	want=$2
 	shift 2
-	$GUEST_TIMEOUT "$UMLRUN" --backend="$B" $NOFAST "$@" > "$WORK/out" 2>&1
+	guest_timeout "$UMLRUN" --backend="$B" $NOFAST "$@" > "$WORK/out" 2>&1
 	st=$?
 	if [ "$st" = "$want" ]; then
 		ok "$name"
@@ -110,7 +114,7 @@ expect_output() {
 	name=$1
 	want=$2
 	shift 2
-	got=$($GUEST_TIMEOUT "$UMLRUN" --backend="$B" $NOFAST "$@" 2>&1)
+	got=$(guest_timeout "$UMLRUN" --backend="$B" $NOFAST "$@" 2>&1)
 	st=$?
 	if [ $st -eq 0 ] && [ "$got" = "$want" ]; then
 		ok "$name"
@@ -125,7 +129,7 @@ expect_grep() {
 	name=$1
 	pat=$2
 	shift 2
-	$GUEST_TIMEOUT "$UMLRUN" --backend="$B" $NOFAST "$@" > "$WORK/out" 2>&1
+	guest_timeout "$UMLRUN" --backend="$B" $NOFAST "$@" > "$WORK/out" 2>&1
 	if $BB grep -q -- "$pat" "$WORK/out"; then
 		ok "$name"
 	else
