@@ -45,6 +45,42 @@ void skas_take_fault(struct skas_run *ev)
 	f->error_code = current->thread.error_code;
 }
 
+/**
+ * skas_guest_block_signals() - block every signal of current but SIGKILL.
+ *
+ * SIGSTOP too, which only the kernel can block: a blocked signal is never
+ * delivered and never turned into a group kill at generation time
+ * (complete_signal() only does that for a thread that does not block it),
+ * so an outside signal can neither kill nor stop a guest task; the
+ * signal_generate probe reports it (skas_thread_signal()).  Also undoes
+ * force_sig_fault(), which unblocks the fault signal it raises.  Caller
+ * holds current's siglock.
+ */
+void skas_guest_block_signals(void)
+{
+	siginitsetinv(&current->blocked, sigmask(SIGKILL));
+	recalc_sigpending();
+}
+
+/*
+ * Drop every pending signal of current but SIGKILL (already reported as
+ * SKAS_EXIT_INTERRUPTED, or sent before the attach), and block them all
+ * again.  Runs in the guest at each park.
+ */
+void skas_guest_flush_signals(void)
+{
+	kernel_siginfo_t info;
+	enum pid_type type;
+	sigset_t mask;
+
+	siginitset(&mask, sigmask(SIGKILL));
+	spin_lock_irq(&skas_sighand()->siglock);
+	skas_guest_block_signals();
+	while (skas_dequeue_signal(&mask, &info, &type) > 0)
+		;
+	spin_unlock_irq(&skas_sighand()->siglock);
+}
+
 /*
  * The address of a "syscall" instruction in the vDSO (its fallback paths
  * have some), for native syscalls: 0 if none.  Runs in the guest.

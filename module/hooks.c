@@ -106,21 +106,29 @@ static void skas_probe_process_fork(void *data, struct task_struct *parent,
 
 /*
  * A fault signal a guest task raises for itself can only come from the
- * kernel (a guest makes no syscalls): force_sig_fault() with details, or
- * force_sig() with SEND_SIG_PRIV (#GP, #SS, bad iret...).
+ * kernel (a guest makes no syscalls that signal): force_sig_fault() with
+ * details (si_code > 0), or force_sig() with SEND_SIG_PRIV (#GP, #SS, bad
+ * iret...).  Anything else, a kill() from outside included, is an outside
+ * signal.
  */
-static bool skas_sig_synchronous(int sig)
+static bool skas_sig_fault(int sig, struct kernel_siginfo *info,
+			   struct task_struct *task)
 {
+	if (task != current)
+		return false;
 	switch (sig) {
 	case SIGSEGV:
 	case SIGBUS:
 	case SIGILL:
 	case SIGFPE:
 	case SIGTRAP:
-		return true;
+		break;
 	default:
 		return false;
 	}
+	if (info == SEND_SIG_PRIV)
+		return true;
+	return info != SEND_SIG_NOINFO && info->si_code > 0;
 }
 
 static void skas_probe_signal_generate(void *data, int sig,
@@ -130,12 +138,16 @@ static void skas_probe_signal_generate(void *data, int sig,
 {
 	struct skas_thread *t;
 
-	if (task != current || !skas_sig_synchronous(sig))
+	if (sig == SIGKILL)
 		return;
 	rcu_read_lock();
 	t = skas_task_lookup(task);
-	if (unlikely(t))
-		skas_thread_fault(t, sig);
+	if (unlikely(t)) {
+		if (skas_sig_fault(sig, info, task))
+			skas_thread_fault(t, sig);
+		else
+			skas_thread_signal(t);
+	}
 	rcu_read_unlock();
 }
 

@@ -89,6 +89,7 @@ static long skas_check_extension(unsigned long cap)
 	case SKAS_CAP_POLICY:
 	case SKAS_CAP_INSTALL_FD:
 	case SKAS_CAP_POLICY_NATIVE:
+	case SKAS_CAP_SIGNAL_INTERRUPT:
 		return 1;
 	default:
 		return 0;

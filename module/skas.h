@@ -210,6 +210,8 @@ long skas_aspace_install_fd(struct skas_aspace *as, void __user *uarg);
 
 /* guest.c */
 void skas_take_fault(struct skas_run *ev);
+void skas_guest_block_signals(void);
+void skas_guest_flush_signals(void);
 unsigned long skas_find_syscall_insn(void);
 void skas_hollow_mm(void);
 void skas_close_all_fds(void);
@@ -239,6 +241,7 @@ void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 			      long id);
 void skas_thread_exited(struct skas_thread *t, struct task_struct *task);
 void skas_thread_fault(struct skas_thread *t, int sig);
+void skas_thread_signal(struct skas_thread *t);
 
 /* hooks.c */
 int skas_hooks_get(void);

@@ -272,6 +272,26 @@ void skas_thread_fault(struct skas_thread *t, int sig)
 }
 
 /**
+ * skas_thread_signal() - signal_generate probe: an outside signal for a
+ * guest task.
+ * @t: the thread of the signal's target.
+ *
+ * Any signal but SIGKILL and the task's own faults: a kill() from outside,
+ * a terminal's, SIGPIPE or SIGXFSZ from a NATIVE syscall.  The guest task
+ * blocks it (skas_guest_block_signals()), so it is only queued; report it
+ * like a kick (SKAS_EXIT_INTERRUPTED), and the park drops it from the
+ * queue.  Called with the target's siglock held.
+ */
+void skas_thread_signal(struct skas_thread *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	skas_thread_kick_locked(t);
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/**
  * skas_thread_exited() - sched_process_exit probe for a guest task.
  * @t:    the thread of @task.
  * @task: the exiting task (current).
@@ -431,6 +451,8 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 		if (ev->exit_reason == SKAS_EXIT_SYSCALL)
 			run->regs.orig_rax = ev->exit.syscall.nr;
 	}
+	/* After skas_take_fault(): outside signals go, the fault's too. */
+	skas_guest_flush_signals();
 	run->exit = ev->exit;
 	run->flags = 0;
 	memset(run->reserved, 0, sizeof(run->reserved));
@@ -672,6 +694,10 @@ static long skas_thread_attach(struct skas_thread *t, void __user *uarg)
 	}
 	t->stop_queued = true;
 	spin_unlock_irqrestore(&t->lock, flags);
+	/* Before the probes see it: no outside signal stops or kills it. */
+	spin_lock_irq(&skas_sighand()->siglock);
+	skas_guest_block_signals();
+	spin_unlock_irq(&skas_sighand()->siglock);
 	mmgrab(current->mm);
 	as->mm = current->mm;
 	skas_task_bind(t);

@@ -77,6 +77,12 @@
  *                          own code again: the module unmaps its memory
  *                          (the vDSO stays), closes all its fds and parks
  *                          it; the runtime then drives it with SKAS_RUN.
+ *                          The module blocks every signal of the task but
+ *                          SIGKILL (SIGSTOP too): a signal sent to it from
+ *                          outside, or raised by a NATIVE syscall
+ *                          (SIGPIPE, SIGXFSZ), is never delivered; it ends
+ *                          a run with SKAS_EXIT_INTERRUPTED and is dropped
+ *                          (SKAS_CAP_SIGNAL_INTERRUPT).
  *                          The first attached task's mm becomes the
  *                          address space's.
  *   SKAS_RUN               no arg.  Resumes the guest with the registers in
@@ -86,7 +92,9 @@
  *   SKAS_KICK              no arg.  Forces a running guest back: SKAS_RUN
  *                          returns with SKAS_EXIT_INTERRUPTED.  If the
  *                          thread is stopped, its next SKAS_RUN returns
- *                          SKAS_EXIT_INTERRUPTED at once.
+ *                          SKAS_EXIT_INTERRUPTED at once.  A signal sent
+ *                          to the guest task (but SIGKILL and its own
+ *                          faults) acts as a kick.
  *   SKAS_CLONE             arg: struct skas_clone *.  The thread must be
  *                          stopped.  Clones its host task (a native clone
  *                          in the guest's context): flags 0 forks (the
@@ -124,6 +132,7 @@
 #define SKAS_CAP_POLICY		7	/* SKAS_SET_POLICY: TRAP and CONST */
 #define SKAS_CAP_INSTALL_FD	8	/* SKAS_INSTALL_FD */
 #define SKAS_CAP_POLICY_NATIVE	9	/* SKAS_POLICY_NATIVE and SKAS_POLICY_THREAD */
+#define SKAS_CAP_SIGNAL_INTERRUPT 10	/* outside signals: INTERRUPTED, no default action */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -346,7 +355,7 @@ struct skas_regs {
 #define SKAS_EXIT_SYSCALL	1	/* a syscall, not executed */
 #define SKAS_EXIT_FAULT		2	/* a synchronous fault signal */
 #define SKAS_EXIT_EXITED	3	/* the host task died */
-#define SKAS_EXIT_INTERRUPTED	4	/* kicked, or the runtime was signalled */
+#define SKAS_EXIT_INTERRUPTED	4	/* kicked, the runtime or the guest signalled */
 
 /* struct skas_exit_syscall.abi */
 #define SKAS_ABI_64		0	/* syscall instruction, x86-64 numbers */
