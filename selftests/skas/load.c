@@ -183,4 +183,33 @@ TEST_F(module, unload_refused_while_guest_waits_natively)
 	EXPECT_FALSE(skas_loaded());
 }
 
+/*
+ * Outside signals left queued on a parked guest (stop signals and
+ * real-time ones included) do not keep the module: once the guest's files
+ * are closed it unloads.
+ */
+TEST_F(module, unload_after_outside_signals)
+{
+	union sigval v = { .sival_int = 0 };
+	struct skas_guest g;
+	int i, ret;
+
+	ASSERT_EQ(0, skas_guest_start(&g));
+	ASSERT_EQ(0, kill(g.pid, SIGSTOP));
+	ASSERT_EQ(0, kill(g.pid, SIGTERM));
+	ASSERT_EQ(0, kill(g.pid, SIGSEGV));
+	for (i = 0; i < 50; i++)
+		ASSERT_EQ(0, sigqueue(g.pid, SIGRTMIN, v));
+	EXPECT_EQ(0, waitpid(g.pid, NULL, WNOHANG));
+	EXPECT_EQ(-EWOULDBLOCK, skas_unload());
+	skas_guest_stop(&g);
+	for (i = 0, ret = -EWOULDBLOCK; i < 100 && ret == -EWOULDBLOCK; i++) {
+		ret = skas_unload();
+		if (ret == -EWOULDBLOCK)
+			usleep(10000);
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_FALSE(skas_loaded());
+}
+
 TEST_HARNESS_MAIN
