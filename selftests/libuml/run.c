@@ -533,6 +533,65 @@ TEST_F(run, outside_signal_is_interrupted)
 	EXPECT_EQ(UML_EXIT_INTERRUPTED, self->ex.reason);
 }
 
+/* The state letter in /proc/PID/stat, or '?'. */
+static char proc_state(int pid)
+{
+	char path[64], buf[512], *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/* Run until something else than UML_EXIT_INTERRUPTED comes. */
+static int run_past_interrupts(struct uml_thread *t, struct uml_exit *ex)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < 4; i++) {
+		ret = uml_thread_run(t, ex);
+		if (ret || ex->reason != UML_EXIT_INTERRUPTED)
+			break;
+	}
+	return ret;
+}
+
+/*
+ * After a real fault (the kernel unblocked SIGSEGV to raise it) a SIGSEGV
+ * from kill() still is no fault and no death, and SIGSTOP, which no one
+ * can block from user space, does not stop the guest.
+ */
+TEST_F(run, sigstop_and_sigsegv_after_a_fault_are_interrupted)
+{
+	int pid = uml_thread_host_tid(self->t);
+
+	UML_NEED_SIGNALS(variant->backend);
+	ASSERT_EQ(0, start(self->as, self->r, code_segv_read,
+			   sizeof(code_segv_read)));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	ASSERT_EQ(SIGSEGV, self->ex.fault.signo);
+	self->r->rip += 8;	/* on to the ud2 */
+	ASSERT_EQ(0, kill(pid, SIGSEGV));
+	ASSERT_EQ(0, run_past_interrupts(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(SIGILL, self->ex.fault.signo);
+	ASSERT_EQ(0, kill(pid, SIGSTOP));
+	ASSERT_EQ(0, run_past_interrupts(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_FAULT, self->ex.reason);
+	EXPECT_EQ(SIGILL, self->ex.fault.signo);
+	EXPECT_NE('T', proc_state(pid));
+	EXPECT_TRUE(pid_exists(pid));
+}
+
 /*
  * Host signals from outside (a terminal's ^C or ^Z, a stray kill) neither
  * kill nor stop a guest: at most they interrupt a run, and the guest goes
