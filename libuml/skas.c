@@ -262,10 +262,12 @@ static void thread_destroy(struct uml_thread *t)
  * refuses a task with handlers, and exec keeps SIG_IGN).
  *
  * Unlike a ptraced stub, a skas guest task is not protected from host
- * signals by a tracer: a default-fatal signal from outside would kill it
- * and a SIGTSTP stop it.  So the stub leaves the runtime's session (no
- * terminal ^C or ^Z reaches it) and blocks every signal: the kernel
- * still delivers its own fault signals (force_sig_fault() unblocks them),
+ * signals by a tracer.  A module with SKAS_CAP_SIGNAL_INTERRUPT blocks
+ * them all at SKAS_ATTACH (SIGSTOP too) and reports them as
+ * UML_EXIT_INTERRUPTED; without it a default-fatal signal from outside
+ * would kill the stub and a SIGTSTP stop it.  So the stub also leaves the
+ * runtime's session (no terminal ^C or ^Z reaches it) and blocks every
+ * signal it can itself: the kernel still delivers its own fault signals,
  * which the module reports as UML_EXIT_FAULT, and SIGKILL.
  */
 static void __attribute__((noreturn)) stub_child(int stub_fd, int tfd)
