@@ -443,6 +443,30 @@ static inline long stress_kmem_objs(const struct stress_kmem *k,
 	return 0;
 }
 
+/*
+ * Caches whose objects outlive a part by design: freed vmalloc areas (a
+ * task's kernel stack) wait for a lazy purge, and kmemleak tracks them.
+ */
+static inline bool stress_kmem_lazy(const char *name)
+{
+	return !strcmp(name, "vmap_area") || !strncmp(name, "kmemleak_", 9);
+}
+
+/* kB more in use in @b than in @a, over every cache but the lazy ones. */
+static inline long stress_kmem_inuse_growth(const struct stress_kmem *a,
+					    const struct stress_kmem *b)
+{
+	long sum = 0;
+	int i;
+
+	for (i = 0; i < b->n; i++)
+		if (!stress_kmem_lazy(b->c[i].name))
+			sum += (stress_kmem_objs(b, b->c[i].name) -
+				stress_kmem_objs(a, b->c[i].name)) *
+			       b->c[i].size;
+	return sum / 1024;
+}
+
 /* Prints the caches that grew by more than @min_kb; returns the sum. */
 static inline long stress_kmem_growth(const struct stress_kmem *a,
 				      const struct stress_kmem *b, long min_kb)
