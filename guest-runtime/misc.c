@@ -102,43 +102,31 @@ static long do_setresgid(struct task *t, const uint64_t *a)
 }
 
 /* The ids may have changed: so may the host's answers. */
+static long ids_changed(struct task *t, long r)
+{
+	if (r == 0)
+		fast_proc_sync(t->p);
+	return r;
+}
+
 long sys_setuid(struct task *t, const uint64_t *a)
 {
-	long r = do_setuid(t, a);
-
-	if (r == 0)
-		fast_proc_sync(t->p);
-	return r;
+	return ids_changed(t, do_setuid(t, a));
 }
 
-/* The ids may have changed: so may the host's answers. */
 long sys_setgid(struct task *t, const uint64_t *a)
 {
-	long r = do_setgid(t, a);
-
-	if (r == 0)
-		fast_proc_sync(t->p);
-	return r;
+	return ids_changed(t, do_setgid(t, a));
 }
 
-/* The ids may have changed: so may the host's answers. */
 long sys_setresuid(struct task *t, const uint64_t *a)
 {
-	long r = do_setresuid(t, a);
-
-	if (r == 0)
-		fast_proc_sync(t->p);
-	return r;
+	return ids_changed(t, do_setresuid(t, a));
 }
 
-/* The ids may have changed: so may the host's answers. */
 long sys_setresgid(struct task *t, const uint64_t *a)
 {
-	long r = do_setresgid(t, a);
-
-	if (r == 0)
-		fast_proc_sync(t->p);
-	return r;
+	return ids_changed(t, do_setresgid(t, a));
 }
 
 static long put3(struct task *t, const uint64_t *a, uint32_t v)
