@@ -331,7 +331,11 @@ int uml_thread_set_xstate(struct uml_thread *t, const void *buf, size_t len);
 int uml_thread_clone(struct uml_thread *parent, unsigned int flags,
 		     struct uml_thread **childp, struct uml_aspace **child_asp);
 
-/* Kill and free one thread (its address space stays). */
+/*
+ * Kill and free one thread (its address space stays).  On skas, a thread
+ * among others of its address space exits by itself once its fd is closed:
+ * its host task may outlive the call by a moment.
+ */
 void uml_thread_destroy(struct uml_thread *t);
 
 struct uml_aspace *uml_thread_aspace(struct uml_thread *t);

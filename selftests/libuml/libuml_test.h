@@ -150,6 +150,17 @@ static inline int pid_exists(int pid)
 	return access(path, F_OK) == 0;
 }
 
+/*
+ * Is @pid gone within @ms milliseconds?  One thread among others of a skas
+ * address space exits by itself after uml_thread_destroy() returns.
+ */
+static inline int pid_gone_within(int pid, int ms)
+{
+	while (pid_exists(pid) && ms-- > 0)
+		usleep(1000);
+	return !pid_exists(pid);
+}
+
 /* How many processes have us as their parent (zombies included)? */
 static inline int count_children(void)
 {
