@@ -417,18 +417,6 @@ TEST_F(guest, reset_needs_one_live_stopped_thread)
 	EXPECT_EQ(ESRCH, errno);
 }
 
-static int install_fd(int as, int fd, int target, unsigned int flags)
-{
-	struct skas_install_fd a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.fd = fd;
-	a.target = target;
-	a.flags = flags;
-	return ioctl(as, SKAS_INSTALL_FD, &a) ? -errno : 0;
-}
-
 /* What the guest task's fd table holds, as "n:target n:target ...". */
 static void guest_fds(pid_t pid, char *out, size_t len)
 {
@@ -458,23 +446,23 @@ TEST_F(guest, install_fd_at_a_number)
 	guest_fds(self->g.pid, fds, sizeof(fds));
 	EXPECT_STREQ("", fds);
 	ASSERT_EQ(0, pipe(p));
-	EXPECT_EQ(0, install_fd(self->g.as, p[1], 5, 0));
-	EXPECT_EQ(0, install_fd(self->g.as, p[0], 0, SKAS_FD_CLOEXEC));
+	EXPECT_EQ(0, skas_install_fd(self->g.as, p[1], 5, 0));
+	EXPECT_EQ(0, skas_install_fd(self->g.as, p[0], 0, SKAS_FD_CLOEXEC));
 	guest_fds(self->g.pid, fds, sizeof(fds));
 	EXPECT_STREQ("0:pipe: 5:pipe: ", fds);
 	/* Replacing: 5 becomes the read end (as dup3). */
-	EXPECT_EQ(0, install_fd(self->g.as, p[0], 5, 0));
+	EXPECT_EQ(0, skas_install_fd(self->g.as, p[0], 5, 0));
 	guest_fds(self->g.pid, fds, sizeof(fds));
 	EXPECT_STREQ("0:pipe: 5:pipe: ", fds);
 	/* The guest's pipe ends are the runtime's: they keep it open. */
 	close(p[0]);
 	close(p[1]);
 	/* Bad input. */
-	EXPECT_EQ(-EBADF, install_fd(self->g.as, 999, 3, 0));
-	EXPECT_EQ(-EBADF, install_fd(self->g.as, -1, 3, 0));
-	EXPECT_EQ(-EINVAL, install_fd(self->g.as, 0, -1, 0));
-	EXPECT_EQ(-EINVAL, install_fd(self->g.as, 0, 3, 2));
-	EXPECT_EQ(-EBADF, install_fd(self->g.as, 0, 1 << 30, 0));
+	EXPECT_EQ(-EBADF, skas_install_fd(self->g.as, 999, 3, 0));
+	EXPECT_EQ(-EBADF, skas_install_fd(self->g.as, -1, 3, 0));
+	EXPECT_EQ(-EINVAL, skas_install_fd(self->g.as, 0, -1, 0));
+	EXPECT_EQ(-EINVAL, skas_install_fd(self->g.as, 0, 3, 2));
+	EXPECT_EQ(-EBADF, skas_install_fd(self->g.as, 0, 1 << 30, 0));
 	guest_fds(self->g.pid, fds, sizeof(fds));
 	EXPECT_STREQ("0:pipe: 5:pipe: ", fds);
 	/* The guest still runs: its registers were kept. */

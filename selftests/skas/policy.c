@@ -26,19 +26,6 @@
 #define CODE	0x100000UL
 #define DATA	0x200000UL
 
-static int set_policy(int as, unsigned int nr, unsigned int action,
-		      long long value)
-{
-	struct skas_policy p;
-
-	memset(&p, 0, sizeof(p));
-	p.size = sizeof(p);
-	p.nr = nr;
-	p.action = action;
-	p.value = value;
-	return ioctl(as, SKAS_SET_POLICY, &p) ? -errno : 0;
-}
-
 /* mov $NR,%eax; syscall; ud2 (NR patched at byte 1) */
 static unsigned char code[] = {
 	0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05, 0x0f, 0x0b,
@@ -66,7 +53,7 @@ TEST_F(guest, const_answers_without_a_stop)
 {
 	struct skas_run *run = self->g.run;
 
-	ASSERT_EQ(0, set_policy(self->g.as, 39, SKAS_POLICY_CONST, 4321));
+	ASSERT_EQ(0, skas_set_policy(self->g.as, 39, SKAS_POLICY_CONST, 4321));
 	skas_regs_at(&self->g, CODE);
 	/* The syscall returns 4321 in the kernel; the next stop is ud2. */
 	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
@@ -74,12 +61,12 @@ TEST_F(guest, const_answers_without_a_stop)
 	EXPECT_EQ(4321U, run->regs.rax);
 	EXPECT_EQ(CODE + 7, run->regs.rip);
 	/* Negative values (errors) too. */
-	ASSERT_EQ(0, set_policy(self->g.as, 39, SKAS_POLICY_CONST, -EPERM));
+	ASSERT_EQ(0, skas_set_policy(self->g.as, 39, SKAS_POLICY_CONST, -EPERM));
 	skas_regs_at(&self->g, CODE);
 	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
 	EXPECT_EQ((unsigned long long)-EPERM, run->regs.rax);
 	/* Back to TRAP. */
-	ASSERT_EQ(0, set_policy(self->g.as, 39, SKAS_POLICY_TRAP, 0));
+	ASSERT_EQ(0, skas_set_policy(self->g.as, 39, SKAS_POLICY_TRAP, 0));
 	skas_regs_at(&self->g, CODE);
 	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
 	EXPECT_EQ(39U, run->exit.syscall.nr);
@@ -91,8 +78,8 @@ TEST_F(guest, const_is_per_number_and_64_bit_only)
 	static const unsigned char int80[] = { 0xcd, 0x80, 0x0f, 0x0b };
 	struct skas_run *run = self->g.run;
 
-	ASSERT_EQ(0, set_policy(self->g.as, 39, SKAS_POLICY_CONST, 1));
-	ASSERT_EQ(0, set_policy(self->g.as, 1, SKAS_POLICY_CONST, 1));
+	ASSERT_EQ(0, skas_set_policy(self->g.as, 39, SKAS_POLICY_CONST, 1));
+	ASSERT_EQ(0, skas_set_policy(self->g.as, 1, SKAS_POLICY_CONST, 1));
 	skas_regs_at(&self->g, CODE);
 	run->regs.rax = 0;	/* patched code sets eax: use the int80 page */
 	ASSERT_EQ(4, skas_rw(self->g.as, true, CODE + 0x100, (void *)int80,
@@ -117,9 +104,9 @@ TEST_F(guest, fork_inherits_policy)
 	struct skas_clone c;
 	struct skas_run *crun;
 
-	ASSERT_EQ(0, set_policy(self->g.as, 39, SKAS_POLICY_CONST, 77));
+	ASSERT_EQ(0, skas_set_policy(self->g.as, 39, SKAS_POLICY_CONST, 77));
 	/* Stop the parent at a trapped syscall to clone it. */
-	ASSERT_EQ(0, set_policy(self->g.as, 60, SKAS_POLICY_TRAP, 0));
+	ASSERT_EQ(0, skas_set_policy(self->g.as, 60, SKAS_POLICY_TRAP, 0));
 	static const unsigned char ex[] = { 0xb8, 0x3c, 0, 0, 0, 0x0f, 0x05,
 					    0xeb, 0xb7 };
 	/* CODE+0x40: exit trap, then jmp back to CODE (getpid; ud2). */
@@ -145,12 +132,12 @@ TEST_F(guest, policy_bad_args)
 {
 	struct skas_policy p;
 
-	EXPECT_EQ(-EINVAL, set_policy(self->g.as, SKAS_POLICY_NR,
+	EXPECT_EQ(-EINVAL, skas_set_policy(self->g.as, SKAS_POLICY_NR,
 				      SKAS_POLICY_CONST, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->g.as, ~0U, SKAS_POLICY_CONST, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->g.as, 39, 4, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->g.as, 39, ~0U, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->g.as, 39, SKAS_POLICY_TRAP, 5));
+	EXPECT_EQ(-EINVAL, skas_set_policy(self->g.as, ~0U, SKAS_POLICY_CONST, 0));
+	EXPECT_EQ(-EINVAL, skas_set_policy(self->g.as, 39, 4, 0));
+	EXPECT_EQ(-EINVAL, skas_set_policy(self->g.as, 39, ~0U, 0));
+	EXPECT_EQ(-EINVAL, skas_set_policy(self->g.as, 39, SKAS_POLICY_TRAP, 5));
 	memset(&p, 0, sizeof(p));
 	p.size = sizeof(p);
 	p.nr = 39;
@@ -319,17 +306,6 @@ static int clone_thread(int thread, struct skas_clone *c, bool thr)
 	return ioctl(thread, SKAS_CLONE, c) ? -errno : 0;
 }
 
-static int install_fd(int as, int fd, int target)
-{
-	struct skas_install_fd a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.fd = fd;
-	a.target = target;
-	return ioctl(as, SKAS_INSTALL_FD, &a) ? -errno : 0;
-}
-
 FIXTURE(native) {
 	struct skas_guest g;
 };
@@ -354,7 +330,7 @@ TEST_F(native, thread_answers_each_threads_own_value)
 	struct skas_run *run = self->g.run, *crun;
 	struct skas_clone c;
 
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_gettid, SKAS_POLICY_THREAD,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_gettid, SKAS_POLICY_THREAD,
 				0));
 	run->thread_value = 1234;
 	CALL(PC_SC, SYS_gettid, 0, 0, 0, 0);
@@ -408,7 +384,7 @@ TEST_F(native, clock_gettime_runs_on_the_host)
 	struct timespec ts = { 0, 0 };
 	long long before, after;
 
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_clock_gettime,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_clock_gettime,
 				SKAS_POLICY_NATIVE, 0));
 	before = now_ns();
 	CALL(PC_SC, SYS_clock_gettime, CLOCK_MONOTONIC, DATA, 0, 0);
@@ -432,7 +408,7 @@ TEST_F(native, clock_gettime_runs_on_the_host)
 	ASSERT_RAN(run, PC_SC);
 	EXPECT_EQ((unsigned long long)-EFAULT, run->regs.rax);
 	/* TRAP again. */
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_clock_gettime,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_clock_gettime,
 				SKAS_POLICY_TRAP, 0));
 	ASSERT_EQ(SKAS_EXIT_SYSCALL,
 		  CALL(PC_SC, SYS_clock_gettime, CLOCK_MONOTONIC, DATA,
@@ -447,7 +423,7 @@ TEST_F(native, getrandom_fills_guest_memory)
 
 	memset(buf, 0, sizeof(buf));
 	ASSERT_EQ(64, skas_rw(self->g.as, true, DATA, buf, 64));
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_getrandom,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_getrandom,
 				SKAS_POLICY_NATIVE, 0));
 	CALL(PC_SC, SYS_getrandom, DATA, 64, 0, 0);
 	ASSERT_RAN(run, PC_SC);
@@ -468,7 +444,7 @@ TEST_F(native, futex_pi_commands_trap)
 	};
 	unsigned int i;
 
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_futex, SKAS_POLICY_NATIVE,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_futex, SKAS_POLICY_NATIVE,
 				0));
 	for (i = 0; i < sizeof(pi) / sizeof(pi[0]); i++) {
 		ASSERT_EQ(SKAS_EXIT_SYSCALL,
@@ -492,7 +468,7 @@ TEST_F(native, futex_wait_times_out)
 	ASSERT_EQ(4, skas_rw(self->g.as, true, DATA, &word, 4));
 	ASSERT_EQ((long)sizeof(to), skas_rw(self->g.as, true, DATA + 64, &to,
 					    sizeof(to)));
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_futex, SKAS_POLICY_NATIVE,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_futex, SKAS_POLICY_NATIVE,
 				0));
 	t0 = now_ns();
 	CALL(PC_SC, SYS_futex, DATA, FUTEX_WAIT_PRIVATE, 0, DATA + 64);
@@ -518,7 +494,7 @@ TEST_F(native, futex_wakes_another_guest_thread)
 	ASSERT_EQ(0, clone_thread(self->g.thread, &c, true));
 	crun = skas_map_run(c.thread_fd);
 	ASSERT_NE(NULL, crun);
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_futex, SKAS_POLICY_NATIVE,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_futex, SKAS_POLICY_NATIVE,
 				0));
 	set_call(run, PC_SC, SYS_futex, DATA, FUTEX_WAIT_PRIVATE, 0, 0);
 	ASSERT_EQ(0, bg_start(&b, self->g.thread, run));
@@ -563,7 +539,7 @@ TEST_F(native, kick_interrupts_futex_wait_and_resume_restarts_it)
 	struct bg_run b;
 	uint32_t word = 1;
 
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_futex, SKAS_POLICY_NATIVE,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_futex, SKAS_POLICY_NATIVE,
 				0));
 	set_call(run, PC_SC, SYS_futex, DATA, FUTEX_WAIT_PRIVATE, 0, 0);
 	start_blocked(_metadata, &self->g, &b);
@@ -593,7 +569,7 @@ TEST_F(native, kick_interrupts_nanosleep_and_restart_syscall_goes_on)
 
 	ASSERT_EQ((long)sizeof(ts), skas_rw(self->g.as, true, DATA, &ts,
 					    sizeof(ts)));
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_nanosleep, SKAS_POLICY_NATIVE,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_nanosleep, SKAS_POLICY_NATIVE,
 				0));
 	t0 = now_ns();
 	set_call(run, PC_SC, SYS_nanosleep, DATA, 0, 0, 0);
@@ -618,12 +594,12 @@ TEST_F(native, restart_syscall_runs_only_where_it_was_interrupted)
 	ASSERT_EQ(SKAS_EXIT_SYSCALL, CALL(PC_SC, SYS_restart_syscall,
 					   0, 0, 0, 0));
 	EXPECT_EQ((unsigned)SYS_restart_syscall, run->exit.syscall.nr);
-	ASSERT_EQ(-EPERM, set_policy(self->g.as, SYS_restart_syscall,
+	ASSERT_EQ(-EPERM, skas_set_policy(self->g.as, SYS_restart_syscall,
 				     SKAS_POLICY_NATIVE, 0));
 
 	ASSERT_EQ((long)sizeof(ts), skas_rw(self->g.as, true, DATA, &ts,
 					    sizeof(ts)));
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_nanosleep, SKAS_POLICY_NATIVE,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_nanosleep, SKAS_POLICY_NATIVE,
 				0));
 	/* Resumed elsewhere: trapped. */
 	set_call(run, PC_SC, SYS_nanosleep, DATA, 0, 0, 0);
@@ -674,8 +650,8 @@ TEST_F(native, kick_interrupts_read_on_a_pipe)
 	int p[2];
 
 	ASSERT_EQ(0, pipe(p));
-	ASSERT_EQ(0, install_fd(self->g.as, p[0], 3));
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_read, SKAS_POLICY_NATIVE, 0));
+	ASSERT_EQ(0, skas_install_fd(self->g.as, p[0], 3, 0));
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_read, SKAS_POLICY_NATIVE, 0));
 	set_call(run, PC_SC, SYS_read, 3, DATA, sizeof(buf), 0);
 	start_blocked(_metadata, &self->g, &b);
 	kick_and_join(_metadata, &self->g, &b);
@@ -706,7 +682,7 @@ TEST_F(native, runtime_signal_interrupts_a_native_wait)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigusr1;
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_futex, SKAS_POLICY_NATIVE,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_futex, SKAS_POLICY_NATIVE,
 				0));
 	set_call(run, PC_SC, SYS_futex, DATA, FUTEX_WAIT_PRIVATE, 0, 0);
 	start_blocked(_metadata, &self->g, &b);
@@ -719,7 +695,7 @@ TEST_F(native, runtime_signal_interrupts_a_native_wait)
 static void wait_forever(struct __test_metadata *_metadata,
 			 struct skas_guest *g, struct bg_run *b)
 {
-	ASSERT_EQ(0, set_policy(g->as, SYS_futex, SKAS_POLICY_NATIVE, 0));
+	ASSERT_EQ(0, skas_set_policy(g->as, SYS_futex, SKAS_POLICY_NATIVE, 0));
 	set_call(g->run, PC_SC, SYS_futex, DATA, FUTEX_WAIT_PRIVATE, 0,
 		 0);
 	start_blocked(_metadata, g, b);
@@ -785,44 +761,44 @@ TEST_F(native, forbidden_calls_are_eperm)
 	unsigned int i, nr, n_safe = 0;
 
 	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++)
-		EXPECT_EQ(-EPERM, set_policy(self->g.as, never[i],
+		EXPECT_EQ(-EPERM, skas_set_policy(self->g.as, never[i],
 					     SKAS_POLICY_NATIVE, 0))
 			TH_LOG("nr %u", never[i]);
 	for (i = 0; i < sizeof(safe) / sizeof(safe[0]); i++)
-		EXPECT_EQ(0, set_policy(self->g.as, safe[i],
+		EXPECT_EQ(0, skas_set_policy(self->g.as, safe[i],
 					SKAS_POLICY_NATIVE, 0))
 			TH_LOG("nr %u", safe[i]);
 	/* And nothing else. */
 	for (nr = 0; nr < SKAS_POLICY_NR; nr++)
-		n_safe += !set_policy(self->g.as, nr, SKAS_POLICY_NATIVE, 0);
+		n_safe += !skas_set_policy(self->g.as, nr, SKAS_POLICY_NATIVE, 0);
 	EXPECT_EQ(sizeof(safe) / sizeof(safe[0]), n_safe);
 }
 
 TEST_F(native, bad_values_are_einval)
 {
-	EXPECT_EQ(-EINVAL, set_policy(self->g.as, SYS_clock_gettime,
+	EXPECT_EQ(-EINVAL, skas_set_policy(self->g.as, SYS_clock_gettime,
 				      SKAS_POLICY_NATIVE, 1));
-	EXPECT_EQ(-EINVAL, set_policy(self->g.as, SYS_getpid,
+	EXPECT_EQ(-EINVAL, skas_set_policy(self->g.as, SYS_getpid,
 				      SKAS_POLICY_NATIVE, -1));
-	EXPECT_EQ(-EINVAL, set_policy(self->g.as, SYS_gettid,
+	EXPECT_EQ(-EINVAL, skas_set_policy(self->g.as, SYS_gettid,
 				      SKAS_POLICY_THREAD, 1));
-	EXPECT_EQ(-EINVAL, set_policy(self->g.as, SKAS_POLICY_NR,
+	EXPECT_EQ(-EINVAL, skas_set_policy(self->g.as, SKAS_POLICY_NR,
 				      SKAS_POLICY_NATIVE, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->g.as, SKAS_POLICY_NR,
+	EXPECT_EQ(-EINVAL, skas_set_policy(self->g.as, SKAS_POLICY_NR,
 				      SKAS_POLICY_THREAD, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->g.as, SYS_read, 4, 0));
-	EXPECT_EQ(-EINVAL, set_policy(self->g.as, SYS_read, 0x102, 0));
+	EXPECT_EQ(-EINVAL, skas_set_policy(self->g.as, SYS_read, 4, 0));
+	EXPECT_EQ(-EINVAL, skas_set_policy(self->g.as, SYS_read, 0x102, 0));
 }
 
 TEST_F(native, policy_survives_reset)
 {
 	struct skas_run *run = self->g.run;
 
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_getpid, SKAS_POLICY_CONST,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_getpid, SKAS_POLICY_CONST,
 				55));
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_gettid, SKAS_POLICY_THREAD,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_gettid, SKAS_POLICY_THREAD,
 				0));
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_getrandom,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_getrandom,
 				SKAS_POLICY_NATIVE, 0));
 	run->thread_value = 9;
 	ASSERT_EQ(0, ioctl(self->g.as, SKAS_RESET, 0));
@@ -845,9 +821,9 @@ TEST_F(native, fork_inherits_native_and_thread)
 	struct skas_clone c;
 	uint64_t v = 0;
 
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_gettid, SKAS_POLICY_THREAD,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_gettid, SKAS_POLICY_THREAD,
 				0));
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_getrandom,
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_getrandom,
 				SKAS_POLICY_NATIVE, 0));
 	self->g.run->thread_value = 5;
 	ASSERT_EQ(SKAS_EXIT_SYSCALL, CALL(PC_SC, SYS_getpid, 0, 0, 0,
@@ -884,11 +860,11 @@ TEST_F(native, guest_cannot_widen_its_policy)
 	p.action = SKAS_POLICY_CONST;
 	ASSERT_EQ((long)sizeof(p), skas_rw(self->g.as, true, DATA, &p,
 					   sizeof(p)));
-	ASSERT_EQ(0, install_fd(self->g.as, self->g.as, 5));
+	ASSERT_EQ(0, skas_install_fd(self->g.as, self->g.as, 5, 0));
 	ASSERT_EQ(SKAS_EXIT_SYSCALL, CALL(PC_SC, SYS_ioctl, 5,
 					   SKAS_SET_POLICY, DATA, 0));
 	EXPECT_EQ((unsigned)SYS_ioctl, run->exit.syscall.nr);
-	ASSERT_EQ(-EPERM, set_policy(self->g.as, SYS_ioctl,
+	ASSERT_EQ(-EPERM, skas_set_policy(self->g.as, SYS_ioctl,
 				     SKAS_POLICY_NATIVE, 0));
 	/* getpid still traps: the guest's ioctl never ran. */
 	ASSERT_EQ(SKAS_EXIT_SYSCALL, CALL(PC_SC, SYS_getpid, 0, 0, 0,
@@ -913,7 +889,7 @@ static void *flip_fn(void *arg)
 
 	while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
 		a = actions[__atomic_load_n(&f->flips, __ATOMIC_RELAXED) % 4];
-		if (set_policy(f->as, SYS_clock_gettime, a, 0))
+		if (skas_set_policy(f->as, SYS_clock_gettime, a, 0))
 			f->errors++;
 		__atomic_fetch_add(&f->flips, 1, __ATOMIC_RELEASE);
 		usleep(500);	/* long enough for the guest to loop a while */

@@ -147,28 +147,6 @@ static int run_until_not_interrupted(struct skas_guest *g)
 	return ret;
 }
 
-static int set_policy(int as, unsigned int nr, unsigned int action)
-{
-	struct skas_policy p;
-
-	memset(&p, 0, sizeof(p));
-	p.size = sizeof(p);
-	p.nr = nr;
-	p.action = action;
-	return ioctl(as, SKAS_SET_POLICY, &p) ? -errno : 0;
-}
-
-static int install_fd(int as, int fd, int target)
-{
-	struct skas_install_fd a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.fd = fd;
-	a.target = target;
-	return ioctl(as, SKAS_INSTALL_FD, &a) ? -errno : 0;
-}
-
 static bool has_cap(int dev, int cap)
 {
 	return ioctl(dev, SKAS_CHECK_EXTENSION, cap) > 0;
@@ -387,8 +365,8 @@ TEST_F(sig, outside_signals_interrupt_a_native_read)
 	if (!has_cap(self->g.dev, SKAS_CAP_POLICY_NATIVE))
 		SKIP(return, "no SKAS_CAP_POLICY_NATIVE");
 	ASSERT_EQ(0, pipe(p));
-	ASSERT_EQ(0, install_fd(self->g.as, p[0], 3));
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_read, SKAS_POLICY_NATIVE));
+	ASSERT_EQ(0, skas_install_fd(self->g.as, p[0], 3, 0));
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_read, SKAS_POLICY_NATIVE, 0));
 	skas_regs_at(&self->g, PC_SC);
 	run->regs.rsp = DATA + 4096;
 	run->regs.rax = SYS_read;
@@ -428,10 +406,10 @@ TEST_F(sig, sigpipe_from_a_native_write_interrupts)
 	if (!has_cap(self->g.dev, SKAS_CAP_POLICY_NATIVE))
 		SKIP(return, "no SKAS_CAP_POLICY_NATIVE");
 	ASSERT_EQ(0, pipe(p));
-	ASSERT_EQ(0, install_fd(self->g.as, p[1], 3));
+	ASSERT_EQ(0, skas_install_fd(self->g.as, p[1], 3, 0));
 	close(p[0]);
 	close(p[1]);
-	ASSERT_EQ(0, set_policy(self->g.as, SYS_write, SKAS_POLICY_NATIVE));
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_write, SKAS_POLICY_NATIVE, 0));
 	skas_regs_at(&self->g, PC_SC);
 	run->regs.rsp = DATA + 4096;
 	run->regs.rax = SYS_write;

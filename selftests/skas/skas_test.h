@@ -167,6 +167,34 @@ static inline int skas_run(struct skas_guest *g)
 }
 
 /* One SKAS_MEM operation; returns the ioctl result (-errno on failure). */
+/* SKAS_SET_POLICY for one syscall; 0 or -errno. */
+static inline int skas_set_policy(int as, unsigned int nr, unsigned int action,
+				  long long value)
+{
+	struct skas_policy p;
+
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	p.nr = nr;
+	p.action = action;
+	p.value = value;
+	return ioctl(as, SKAS_SET_POLICY, &p) ? -errno : 0;
+}
+
+/* SKAS_INSTALL_FD of the runtime's @fd at the guest's @target; 0 or -errno. */
+static inline int skas_install_fd(int as, int fd, int target,
+				  unsigned int flags)
+{
+	struct skas_install_fd a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.fd = fd;
+	a.target = target;
+	a.flags = flags;
+	return ioctl(as, SKAS_INSTALL_FD, &a) ? -errno : 0;
+}
+
 static inline int skas_mem1(int as, unsigned int op, unsigned long addr,
 			    unsigned long len, unsigned int prot,
 			    unsigned int flags, int fd, unsigned long offset)
