@@ -66,17 +66,20 @@ static inline struct skas_run *skas_map_run(int thread)
 
 /*
  * Make the calling process a fit stub: no signal handlers, no rseq area.
- * Returns 0 or a step number that failed.
+ * Returns 0 or a step number that failed.  The handlers go with the raw
+ * syscall: glibc's signal() refuses its internal signals 32 and 33, which
+ * have handlers once the runtime has a thread (attach says EBUSY then).
  */
 static inline int skas_stub_prepare(void)
 {
+	struct { unsigned long handler, flags, restorer, mask; } dfl;
+	char *area = (char *)__builtin_thread_pointer() + __rseq_offset;
 	int sig;
 
+	memset(&dfl, 0, sizeof(dfl));	/* SIG_DFL */
 	for (sig = 1; sig < 65; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
-	char *area = (char *)__builtin_thread_pointer() + __rseq_offset;
-
+			syscall(SYS_rt_sigaction, sig, &dfl, NULL, 8);
 	/* glibc registered 32 bytes; __rseq_size may say less (2.40+). */
 	if (__rseq_size &&
 	    syscall(SYS_rseq, area, 32, 1 /* RSEQ_FLAG_UNREGISTER */,
@@ -86,8 +89,12 @@ static inline int skas_stub_prepare(void)
 	return 0;
 }
 
-/* A stub child: prepare, attach to @thread; exits only if attach fails. */
-static inline void skas_stub_main(int thread)
+/*
+ * A stub child: prepare, wait @delay microseconds, attach to @thread;
+ * exits only if attach fails.
+ */
+static inline void __attribute__((noreturn))
+skas_stub_main_after(int thread, useconds_t delay)
 {
 	struct skas_attach args;
 	int ret;
@@ -95,10 +102,17 @@ static inline void skas_stub_main(int thread)
 	ret = skas_stub_prepare();
 	if (ret)
 		_exit(ret);
+	if (delay)
+		usleep(delay);
 	memset(&args, 0, sizeof(args));
 	args.size = sizeof(args);
 	ioctl(thread, SKAS_ATTACH, &args);
 	_exit(errno);
+}
+
+static inline void skas_stub_main(int thread)
+{
+	skas_stub_main_after(thread, 0);
 }
 
 /* A guest: address space, thread, run page, attached stub. */
@@ -108,8 +122,13 @@ struct skas_guest {
 	struct skas_run *run;
 };
 
-/* Returns 0, or -errno / a positive stub exit code on failure. */
-static inline int skas_guest_start(struct skas_guest *g)
+/*
+ * A guest whose stub waits @delay microseconds before it attaches;
+ * *@forked (if given) is set once the stub exists.  Returns 0, or -errno /
+ * a positive stub exit code on failure.
+ */
+static inline int skas_guest_start_slow(struct skas_guest *g,
+					useconds_t delay, volatile int *forked)
 {
 	struct pollfd pfd;
 	int status;
@@ -132,7 +151,9 @@ static inline int skas_guest_start(struct skas_guest *g)
 	if (g->pid < 0)
 		return -errno;
 	if (g->pid == 0)
-		skas_stub_main(g->thread);
+		skas_stub_main_after(g->thread, delay);
+	if (forked)
+		*forked = 1;
 	pfd.fd = g->thread;
 	pfd.events = POLLIN;
 	if (poll(&pfd, 1, 10000) != 1) {
@@ -141,6 +162,11 @@ static inline int skas_guest_start(struct skas_guest *g)
 		return -ETIMEDOUT;
 	}
 	return 0;
+}
+
+static inline int skas_guest_start(struct skas_guest *g)
+{
+	return skas_guest_start_slow(g, 0, NULL);
 }
 
 /* Close everything; the module kills the stub; reap it. */

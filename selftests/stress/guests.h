@@ -18,85 +18,11 @@ static const unsigned char getpid_loop[] = {
 /* jmp . */
 static const unsigned char spin[] = { 0xeb, 0xfe };
 
-/*
- * The stub, as skas_stub_main() but fit for a multi-threaded runtime:
- * once a thread exists, glibc has handlers on its internal signals (32,
- * 33), which signal() refuses to touch and attach rejects (EBUSY).  The
- * raw syscall resets them.
- */
-static inline void __attribute__((noreturn))
-stress_stub_main(int thread, useconds_t delay)
-{
-	struct { unsigned long handler, flags, restorer, mask; } ksa;
-	struct skas_attach args;
-	int sig, ret;
-
-	ret = skas_stub_prepare();
-	if (ret)
-		_exit(ret);
-	memset(&ksa, 0, sizeof(ksa));	/* SIG_DFL */
-	for (sig = 32; sig < 65; sig++)
-		syscall(SYS_rt_sigaction, sig, &ksa, NULL, 8);
-	if (delay)
-		usleep(delay);
-	memset(&args, 0, sizeof(args));
-	args.size = sizeof(args);
-	ioctl(thread, SKAS_ATTACH, &args);
-	_exit(errno);
-}
-
-/*
- * skas_guest_start() with that stub; it waits @delay before attaching,
- * and *@forked (if given) is set once it exists.
- */
-static inline int stress_guest_attach_slow(struct skas_guest *g,
-					   useconds_t delay,
-					   volatile int *forked)
-{
-	struct pollfd pfd;
-	int status;
-
-	memset(g, 0, sizeof(*g));
-	g->dev = g->as = g->thread = -1;
-	g->dev = skas_open_dev();
-	if (g->dev < 0)
-		return -errno;
-	g->as = skas_create_aspace(g->dev);
-	if (g->as < 0)
-		return g->as;
-	g->thread = skas_create_thread(g->as);
-	if (g->thread < 0)
-		return g->thread;
-	g->run = skas_map_run(g->thread);
-	if (!g->run)
-		return -errno;
-	g->pid = fork();
-	if (g->pid < 0)
-		return -errno;
-	if (g->pid == 0)
-		stress_stub_main(g->thread, delay);
-	if (forked)
-		*forked = 1;
-	pfd.fd = g->thread;
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, 10000) != 1) {
-		if (waitpid(g->pid, &status, WNOHANG) == g->pid)
-			return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
-		return -ETIMEDOUT;
-	}
-	return 0;
-}
-
-static inline int stress_guest_attach(struct skas_guest *g)
-{
-	return stress_guest_attach_slow(g, 0, NULL);
-}
-
 /* A guest with @code at CODE, a stack page at DATA, ready to run. */
 static inline int stress_guest_start(struct skas_guest *g,
 				     const unsigned char *code, size_t len)
 {
-	int ret = stress_guest_attach(g);
+	int ret = skas_guest_start(g);
 
 	if (ret)
 		return ret;

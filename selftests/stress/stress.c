@@ -468,7 +468,7 @@ TEST_F_TIMEOUT(stress, runtime_sigkill_before_attach, 120)
 	rt = fork();
 	ASSERT_LE(0, rt);
 	if (rt == 0) {
-		stress_guest_attach_slow(&g, 200000, forked);
+		skas_guest_start_slow(&g, 200000, forked);
 		_exit(1);
 	}
 	while (!*forked)
