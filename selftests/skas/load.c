@@ -16,24 +16,6 @@
 #include "../kselftest_harness.h"
 #include "skas_test.h"
 
-static int skas_load(void)
-{
-	int fd, ret;
-
-	fd = open(SKAS_MODULE, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0);
-	ret = ret ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int skas_unload(void)
-{
-	return syscall(SYS_delete_module, "skas", O_NONBLOCK) ? -errno : 0;
-}
-
 static int skas_loaded(void)
 {
 	struct stat st;

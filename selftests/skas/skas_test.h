@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,47 @@
 static inline int skas_open_dev(void)
 {
 	return open(SKAS_DEV, O_RDWR | O_CLOEXEC);
+}
+
+/*
+ * A number from /sys/module/skas/parameters/@name (probes_registered,
+ * objects), or -1 without it (no module, or a module without it).
+ */
+static inline long skas_param(const char *name)
+{
+	char path[128], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/skas/parameters/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return strtol(buf, NULL, 10);
+}
+
+/* Load skas.ko (finit_module), unload it (never waits); 0 or -errno. */
+static inline int skas_load(void)
+{
+	int fd, ret;
+
+	fd = open(SKAS_MODULE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	ret = ret ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static inline int skas_unload(void)
+{
+	return syscall(SYS_delete_module, "skas", O_NONBLOCK) ? -errno : 0;
 }
 
 /* SKAS_CREATE_ASPACE with a well-formed argument; -errno on failure. */

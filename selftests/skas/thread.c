@@ -16,19 +16,6 @@
 #include "../kselftest_harness.h"
 #include "skas_test.h"
 
-static int probes_registered(void)
-{
-	FILE *f = fopen("/sys/module/skas/parameters/probes_registered", "r");
-	int n = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
-}
-
 /* Alive: exists and is not a zombie (init may reap it late). */
 static bool task_alive(pid_t pid)
 {
@@ -466,22 +453,22 @@ TEST(probes_registered_only_while_objects_live)
 
 	ASSERT_LE(0, dev);
 	/* Objects of earlier tests are freed asynchronously. */
-	for (int i = 0; i < 500 && probes_registered() != 0; i++)
+	for (int i = 0; i < 500 && skas_param("probes_registered") != 0; i++)
 		usleep(10000);
-	EXPECT_EQ(0, probes_registered());
+	EXPECT_EQ(0, skas_param("probes_registered"));
 	as = skas_create_aspace(dev);
 	ASSERT_LE(0, as);
-	EXPECT_LT(0, probes_registered());
+	EXPECT_LT(0, skas_param("probes_registered"));
 	t = skas_create_thread(as);
 	ASSERT_LE(0, t);
 	close(as);
 	/* The thread holds the address space. */
-	EXPECT_LT(0, probes_registered());
+	EXPECT_LT(0, skas_param("probes_registered"));
 	close(t);
 	/* Unregistered a second after the last address space goes. */
-	for (int i = 0; i < 500 && probes_registered() != 0; i++)
+	for (int i = 0; i < 500 && skas_param("probes_registered") != 0; i++)
 		usleep(10000);
-	EXPECT_EQ(0, probes_registered());
+	EXPECT_EQ(0, skas_param("probes_registered"));
 	close(dev);
 }
 

@@ -160,7 +160,8 @@ FIXTURE_TEARDOWN(stress)
 {
 	struct stress_tasks t;
 	long kmem, kobjs;
-	int leaks, objs;
+	long objs, probes;
+	int leaks;
 
 	EXPECT_EQ(0, stress_reap_all(10)) TH_LOG("children left over");
 	/* Others' tasks may take a moment to be reaped by their parents. */
@@ -182,13 +183,14 @@ FIXTURE_TEARDOWN(stress)
 	EXPECT_GE(self->base.tasks.user, t.user) TH_LOG("user tasks");
 	EXPECT_GE(self->base.tasks.zombies, t.zombies) TH_LOG("zombies");
 	EXPECT_EQ(self->base.fds, stress_count_fds()) TH_LOG("fds");
-	objs = stress_wait_objects_zero();
+	objs = stress_wait_param_zero("objects");
 	EXPECT_EQ(0, objs) TH_LOG("module objects left");
-	EXPECT_EQ(0, stress_wait_probes_zero()) TH_LOG("probes left");
+	probes = stress_wait_param_zero("probes_registered");
+	EXPECT_EQ(0, probes) TH_LOG("probes left");
 	stress_report("leftover_tasks", t.user > self->base.tasks.user ?
 					t.user - self->base.tasks.user : 0);
 	stress_report("leftover_fds", stress_count_fds() - self->base.fds);
-	stress_report("leftover_probes", stress_probes_registered());
+	stress_report("leftover_probes", probes);
 	stress_report("leftover_objects", objs);
 	kmem = stress_kmem_check(&kobjs);
 	EXPECT_GE(STRESS_KMEM_TOL_KB, kmem) TH_LOG("kernel memory grew");

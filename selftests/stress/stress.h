@@ -140,6 +140,31 @@ struct stress_tasks {
 	int user, zombies, children;
 };
 
+/*
+ * /proc/@pid/stat into @buf; returns where the fields after the command
+ * name start (the state), or NULL for no such process (or not a pid).
+ */
+static inline char *stress_proc_stat(const char *pid, char *buf, size_t size)
+{
+	char path[300], *p;
+	ssize_t n;
+	int fd;
+
+	if (pid[0] < '0' || pid[0] > '9')
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p + 2 : NULL;
+}
+
 static inline void stress_scan_tasks_v(pid_t parent, struct stress_tasks *t,
 				       bool verbose)
 {
@@ -150,24 +175,12 @@ static inline void stress_scan_tasks_v(pid_t parent, struct stress_tasks *t,
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		char path[300], buf[512], *p, state;
+		char buf[512], *p, state;
 		unsigned long flags;
-		int ppid, fd;
-		ssize_t n;
+		int ppid;
 
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = 0;
-		p = strrchr(buf, ')');
-		if (!p || sscanf(p + 2, "%c %d %*d %*d %*d %*d %lu",
+		p = stress_proc_stat(e->d_name, buf, sizeof(buf));
+		if (!p || sscanf(p, "%c %d %*d %*d %*d %*d %lu",
 				 &state, &ppid, &flags) != 3)
 			continue;
 		if (flags & 0x00200000)	/* PF_KTHREAD */
@@ -188,19 +201,6 @@ static inline void stress_scan_tasks_v(pid_t parent, struct stress_tasks *t,
 			t->children++;
 	}
 	closedir(d);
-}
-
-static inline int stress_probes_registered(void)
-{
-	FILE *f = fopen("/sys/module/skas/parameters/probes_registered", "r");
-	int n = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
 }
 
 static inline void stress_cat(const char *path)
@@ -235,23 +235,11 @@ static inline void stress_dump_children(pid_t parent)
 		return;
 	while ((e = readdir(d))) {
 		char path[300], buf[512], *p;
-		int ppid = 0, fd;
-		ssize_t n;
+		int ppid = 0;
 		unsigned int i;
 
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = 0;
-		p = strrchr(buf, ')');
-		if (!p || sscanf(p + 2, "%*c %d", &ppid) != 1 || ppid != parent)
+		p = stress_proc_stat(e->d_name, buf, sizeof(buf));
+		if (!p || sscanf(p, "%*c %d", &ppid) != 1 || ppid != parent)
 			continue;
 		printf("# leftover task %s\n", e->d_name);
 		for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -305,42 +293,18 @@ static inline void stress_base_take(struct stress_base *b)
 }
 
 /*
- * The module's address-space and thread objects alive (its own count,
- * /sys/module/skas/parameters/objects), or -1 without it.
+ * Wait up to 5 s for a count of the module to be 0: its objects
+ * ("objects": address spaces and threads) and "probes_registered" go
+ * after their tasks and an RCU grace period.  Returns the count, -1
+ * without the module.
  */
-static inline int stress_module_objects(void)
+static inline long stress_wait_param_zero(const char *name)
 {
-	FILE *f = fopen("/sys/module/skas/parameters/objects", "r");
-	int n = -1;
+	long n = skas_param(name);
 
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
-}
-
-/* Objects go after their tasks and an RCU grace period: up to 5 s. */
-static inline int stress_wait_objects_zero(void)
-{
-	int i, n = stress_module_objects();
-
-	for (i = 0; i < 500 && n > 0; i++) {
+	for (int i = 0; i < 500 && n > 0; i++) {
 		usleep(10000);
-		n = stress_module_objects();
-	}
-	return n;
-}
-
-/* Objects are freed after an RCU grace period: wait up to 5 s. */
-static inline int stress_wait_probes_zero(void)
-{
-	int i, n = stress_probes_registered();
-
-	for (i = 0; i < 500 && n > 0; i++) {
-		usleep(10000);
-		n = stress_probes_registered();
+		n = skas_param(name);
 	}
 	return n;
 }

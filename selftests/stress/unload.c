@@ -14,24 +14,6 @@
 #include "../kselftest_harness.h"
 #include "guests.h"
 
-static int skas_load(void)
-{
-	int fd, ret;
-
-	fd = open(SKAS_MODULE, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0);
-	ret = ret ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int skas_unload(void)
-{
-	return syscall(SYS_delete_module, "skas", O_NONBLOCK) ? -errno : 0;
-}
-
 /* Freed objects drop their module references after an RCU grace period. */
 static int skas_unload_retry(int *tries)
 {
