@@ -41,16 +41,7 @@ gap=${fair_gap:-2000}
 secs=${fair_secs:-2}
 ns=${fair_ns:-4 16}
 
-echo 0 > /proc/sys/kernel/panic_on_warn 2>/dev/null
-echo 0 > /proc/sys/kernel/panic_on_oops 2>/dev/null
-# CPUs left offline at boot (maxcpus=1 under -icount on 6.1) come up now.
-for c in /sys/devices/system/cpu/cpu[0-9]*/online; do
-	[ -f "$c" ] && [ "$(cat "$c")" = 0 ] && echo 1 > "$c"
-done
-echo "BENCH-ENV kernel $(uname -r)"
-echo "BENCH-ENV cpus $(nproc)"
-echo "BENCH-ENV clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
-echo "BENCH-ENV module $( [ -e /dev/skas ] && echo loaded || echo absent)"
+. ./vm-env.sh
 echo "BENCH-ENV reps $reps"
 echo "BENCH-ENV pinned $([ -n "$pin" ] && echo "all on CPU 0" || echo no)"
 echo "BENCH-ENV fairness echo $n round trips, one every ${gap} us; share window ${secs} s; N = $ns"
