@@ -412,12 +412,15 @@ TEST_F_TIMEOUT(stress, runtime_sigkill_at_random_moments, 900)
 		if (rt == 0)
 			runtime_main(phase, 1000 + i);
 		/*
-		 * Anywhere in the loop once the guest is set up.  (A kill
-		 * during setup leaves a guest behind: FINDINGS.md, and the
-		 * reproducer runtime_sigkill_before_attach below.)
+		 * Three rounds in four: anywhere in the loop once the guest
+		 * is set up.  The fourth: 0-30 ms after the fork, in the
+		 * set-up as often as not (a kill there left a guest behind:
+		 * FINDINGS.md 1, fixed; runtime_sigkill_before_attach below
+		 * hits that moment every time).
 		 */
-		while (*phase == PH_SETUP)
-			usleep(1000);
+		if (stress_below(&r, 4))
+			while (*phase == PH_SETUP)
+				usleep(1000);
 		usleep(stress_below(&r, 30000));
 		ASSERT_EQ(0, kill(rt, SIGKILL));
 		ph = *phase;
