@@ -299,7 +299,13 @@ long sys_write(struct task *t, const uint64_t *a)
 	return r;
 }
 
-/* Gather a guest iovec array into one buffer (at most IO_CHUNK bytes). */
+/*
+ * Load a guest iovec array, the lengths cut so that they add up to at most
+ * IO_CHUNK bytes (*@total), as the kernel's import_iovec() cuts them to
+ * MAX_RW_COUNT.  Its rules: a count above UIO_MAXIOV (1024), or a length
+ * with the sign bit set anywhere in the array, is EINVAL.  The cut never
+ * adds a guest's length to the sum unchecked, so no sum can wrap.
+ */
 static long iov_load(struct task *t, uint64_t uiov, int cnt, struct iovec *iov,
 		     size_t *total)
 {
@@ -311,7 +317,9 @@ static long iov_load(struct task *t, uint64_t uiov, int cnt, struct iovec *iov,
 		return -EFAULT;
 	*total = 0;
 	for (i = 0; i < cnt; i++) {
-		if (*total + iov[i].iov_len > IO_CHUNK)
+		if ((ssize_t)iov[i].iov_len < 0)
+			return -EINVAL;
+		if (iov[i].iov_len > IO_CHUNK - *total)
 			iov[i].iov_len = IO_CHUNK - *total;
 		*total += iov[i].iov_len;
 	}
