@@ -11,7 +11,8 @@
 #           (see bench/vm-bench.sh)
 #
 # Environment, off by default: VM_ICOUNT=1 boots with -icount shift=0
-# (instruction-count time, for benchmarks); VM_APPEND adds kernel parameters.
+# (instruction-count time, for benchmarks); VM_MTTCG=1 gives each vCPU a
+# host thread in test and demo boots too; VM_APPEND adds kernel parameters.
 #
 # Builds the module for KVER (the user-space parts must be built: make user),
 # packs an initramfs (busybox, qemu/init, skas.ko, the test tree), boots with
@@ -79,6 +80,14 @@ qemu=(qemu-system-x86_64 -machine pc -cpu max -smp 2 -m "$VM_MEM" -no-reboot
       -no-user-config -nodefaults -display none -nic none
       -kernel "$KIMAGE" -initrd "$out/initramfs.gz" -append "$append")
 [ "${VM_ICOUNT:-0}" = 1 ] && qemu+=(-icount shift=0)
+# Tests and demos: one host thread runs both vCPUs in turn.  With a thread
+# per vCPU (MTTCG, QEMU's default), a vCPU sometimes still ran the int3 of
+# a static key the other vCPU had finished patching (the module's probes
+# come and go with guests), and the kernel oopsed ("Oops: int3", NOTES-module.md
+# section 4; Documentation/testing.rst).  Bench boots keep MTTCG (VM_MTTCG=1
+# forces it anywhere).
+[ "$mode" != bench ] && [ "${VM_MTTCG:-0}" != 1 ] &&
+	qemu+=(-accel tcg,thread=single)
 if [ "$mode" = demo ] && [ -z "${DEMO_CMD:-}" ]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial "file:$out/results.log"
 fi
