@@ -55,6 +55,23 @@ static inline long skas_param(const char *name)
 	return strtol(buf, NULL, 10);
 }
 
+/*
+ * Wait up to 5 s for a count of the module to be 0: its objects
+ * ("objects": address spaces and threads) and "probes_registered" go
+ * after their tasks, an RCU grace period, and for the probes a linger of
+ * a second.  Returns the count, -1 without the module.
+ */
+static inline long skas_wait_param_zero(const char *name)
+{
+	long n = skas_param(name);
+
+	for (int i = 0; i < 500 && n > 0; i++) {
+		usleep(10000);
+		n = skas_param(name);
+	}
+	return n;
+}
+
 /* Load skas.ko (finit_module), unload it (never waits); 0 or -errno. */
 static inline int skas_load(void)
 {
@@ -234,7 +251,6 @@ static inline int skas_run(struct skas_guest *g)
 	return g->run->exit_reason;
 }
 
-/* One SKAS_MEM operation; returns the ioctl result (-errno on failure). */
 /* SKAS_SET_POLICY for one syscall; 0 or -errno. */
 static inline int skas_set_policy(int as, unsigned int nr, unsigned int action,
 				  long long value)
@@ -263,6 +279,7 @@ static inline int skas_install_fd(int as, int fd, int target,
 	return ioctl(as, SKAS_INSTALL_FD, &a) ? -errno : 0;
 }
 
+/* One SKAS_MEM operation; returns the ioctl result (-errno on failure). */
 static inline int skas_mem1(int as, unsigned int op, unsigned long addr,
 			    unsigned long len, unsigned int prot,
 			    unsigned int flags, int fd, unsigned long offset)

@@ -453,9 +453,7 @@ TEST(probes_registered_only_while_objects_live)
 
 	ASSERT_LE(0, dev);
 	/* Objects of earlier tests are freed asynchronously. */
-	for (int i = 0; i < 500 && skas_param("probes_registered") != 0; i++)
-		usleep(10000);
-	EXPECT_EQ(0, skas_param("probes_registered"));
+	EXPECT_EQ(0, skas_wait_param_zero("probes_registered"));
 	as = skas_create_aspace(dev);
 	ASSERT_LE(0, as);
 	EXPECT_LT(0, skas_param("probes_registered"));
@@ -466,9 +464,7 @@ TEST(probes_registered_only_while_objects_live)
 	EXPECT_LT(0, skas_param("probes_registered"));
 	close(t);
 	/* Unregistered a second after the last address space goes. */
-	for (int i = 0; i < 500 && skas_param("probes_registered") != 0; i++)
-		usleep(10000);
-	EXPECT_EQ(0, skas_param("probes_registered"));
+	EXPECT_EQ(0, skas_wait_param_zero("probes_registered"));
 	close(dev);
 }
 

@@ -183,9 +183,9 @@ FIXTURE_TEARDOWN(stress)
 	EXPECT_GE(self->base.tasks.user, t.user) TH_LOG("user tasks");
 	EXPECT_GE(self->base.tasks.zombies, t.zombies) TH_LOG("zombies");
 	EXPECT_EQ(self->base.fds, stress_count_fds()) TH_LOG("fds");
-	objs = stress_wait_param_zero("objects");
+	objs = skas_wait_param_zero("objects");
 	EXPECT_EQ(0, objs) TH_LOG("module objects left");
-	probes = stress_wait_param_zero("probes_registered");
+	probes = skas_wait_param_zero("probes_registered");
 	EXPECT_EQ(0, probes) TH_LOG("probes left");
 	stress_report("leftover_tasks", t.user > self->base.tasks.user ?
 					t.user - self->base.tasks.user : 0);

@@ -293,23 +293,6 @@ static inline void stress_base_take(struct stress_base *b)
 }
 
 /*
- * Wait up to 5 s for a count of the module to be 0: its objects
- * ("objects": address spaces and threads) and "probes_registered" go
- * after their tasks and an RCU grace period.  Returns the count, -1
- * without the module.
- */
-static inline long stress_wait_param_zero(const char *name)
-{
-	long n = skas_param(name);
-
-	for (int i = 0; i < 500 && n > 0; i++) {
-		usleep(10000);
-		n = skas_param(name);
-	}
-	return n;
-}
-
-/*
  * Kernel memory.  /proc/slabinfo (root only) counts SLUB's objects in
  * per-CPU slabs as in use, so every cache is first shrunk (its per-CPU
  * slabs flushed, empty slabs freed: /sys/kernel/slab/NAME/shrink); then
