@@ -29,7 +29,8 @@ echo "debug-kernel: building $(cat "$CACHE/source/6.12/version") (key $key), log
 	# Fail loudly if a checker the harness relies on did not survive Kconfig.
 	for opt in KASAN PROVE_LOCKING DEBUG_ATOMIC_SLEEP DEBUG_KMEMLEAK DEBUG_LIST \
 		   MODULES MODULE_UNLOAD FTRACE_SYSCALLS IA32_EMULATION X86_X32_ABI \
-		   SERIAL_8250_CONSOLE BLK_DEV_INITRD DEVTMPFS X86_MPPARSE; do
+		   SERIAL_8250_CONSOLE BLK_DEV_INITRD DEVTMPFS X86_MPPARSE \
+		   CGROUPS MEMCG FAULT_INJECTION FAILSLAB FAIL_PAGE_ALLOC; do
 		grep -q "^CONFIG_$opt=y" "$obj/.config" || { echo "debug-kernel: CONFIG_$opt did not stick" >&2; exit 1; }
 	done
 	make -C "$src" O="$obj" -j"$(nproc)" bzImage modules
