@@ -26,7 +26,7 @@ else
 MODULE_FOR := $(KDIR)
 endif
 
-.PHONY: all help module user clang $(SUBDIRS) bench-programs init check check-native demo \
+.PHONY: all help module user clang asan $(SUBDIRS) bench-programs init check check-native demo \
 	style sparse deps clean bench
 
 all: module user
@@ -36,12 +36,15 @@ help:
 	@echo 'make user         libuml, umlrun and the selftests (static)'
 	@echo 'make check        everything: native tests, then the 6.1, 6.12 and debug VMs'
 	@echo 'make check-native the tests that run on this host (ptrace backend)'
+	@echo 'make asan         umlrun and libuml with ASan+UBSan, in build/asan'
 	@echo 'make demo         a shell in a 6.12 VM with skas.ko loaded'
 	@echo '                  CMD=... runs a command instead; KVER=6.1; EXTRA=DIR -> /extra'
 	@echo 'make bench        benchmarks: every workload and path, 6.12 and 6.1 VMs'
 	@echo '                  KVER=6.12 CLOCK=icount|wall REPS= SCALE= ONLY= PATHS= PLOT=1'
 	@echo 'make stress       long stress suite on 6.1, 6.12, debug; KVERS= SEED='
-	@echo 'make fuzz         sequence fuzzer on 6.1, 6.12, debug; DURATION=s KVERS= SEED='
+	@echo 'make fuzz         runtime fuzzer, then sequence fuzzer on 6.1, 6.12, debug;'
+	@echo '                  DURATION=s (each) KVERS= SEED='
+	@echo 'make fuzz-runtime the runtime fuzzer alone (ASan umlrun); DURATION=s SEED='
 	@echo 'make style        checkpatch --strict on the module'
 	@echo 'make sparse       sparse (C=2) on the module'
 	@echo 'make deps         install the Debian packages the harness needs (root)'
@@ -77,10 +80,25 @@ clang:
 	git ls-files -z | xargs -0 cp --parents -t build/clang
 	$(MAKE) -C build/clang CC=clang user
 
+# umlrun and libuml under AddressSanitizer and UBSan, for the runtime fuzzer
+# (selftests/runtime/fuzz.sh): a dynamic umlrun in build/asan, from a copy
+# of libuml/, guest-runtime/ and uapi/ (only changed files are copied, so
+# rebuilds are incremental).  The stub and the guests stay static and
+# unsanitized: they are separate programs.
+ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+asan: build/asan/guest-runtime/umlrun
+.PHONY: build/asan/guest-runtime/umlrun
+build/asan/guest-runtime/umlrun:
+	@mkdir -p build/asan
+	git ls-files -z libuml guest-runtime uapi | xargs -0 cp -u --parents -t build/asan
+	$(MAKE) -C build/asan/libuml CFLAGS='$(ASAN_CFLAGS)'
+	$(MAKE) -C build/asan/guest-runtime CFLAGS='$(ASAN_CFLAGS)' STATIC=
+
 check:
 	$(QEMU)/check.sh
 
-check-native: user
+check-native: user asan
 	selftests/run-tests.sh -n native selftests/native.list
 
 demo: deps user
@@ -99,12 +117,17 @@ bench: deps user
 stress: deps user
 	KVERS="$(or $(KVERS),6.1 6.12 debug)" SEED="$(SEED)" selftests/stress/run.sh
 
-# The sequence fuzzer alone, DURATION seconds per kernel (make check: 20).
-.PHONY: fuzz
-fuzz: deps user
+# The fuzzers, DURATION seconds each: the runtime fuzzer natively (make
+# check: 25), then the module's sequence fuzzer per kernel (make check: 20).
+.PHONY: fuzz fuzz-runtime
+fuzz: fuzz-runtime deps
 	KVERS="$(or $(KVERS),6.1 6.12 debug)" SEED="$(SEED)" \
 		DURATION="$(or $(DURATION),300)" FILTER=selftests/stress/seqfuzz \
 		selftests/stress/run.sh
+
+# The runtime fuzzer alone, under the ASan+UBSan umlrun, on this host.
+fuzz-runtime: user asan
+	selftests/runtime/fuzz.sh "$(or $(DURATION),300)" $(SEED)
 
 # Fairness and interference (Documentation/benchmarks.rst): KVER, CLOCK, REPS.
 .PHONY: fairness

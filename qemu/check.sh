@@ -5,7 +5,8 @@
 #
 #  1. install the Debian packages the harness needs (qemu/deps.sh);
 #  2. fetch Debian's 6.1 and 6.12 kernels, build the debug kernel;
-#  3. build user space (gcc, and a clang build of the same tree);
+#  3. build user space (gcc, a clang build of the same tree, and the
+#     ASan+UBSan umlrun for the runtime fuzzer);
 #  4. checkpatch --strict and sparse on the module;
 #  5. run the native tests (selftests/native.list: ptrace backend, runtime);
 #  6. boot each kernel (KVERS, default "6.1 6.12 debug") with the module and
@@ -63,6 +64,7 @@ case " $KVERS " in *" debug "*)
 esac
 step build-user make -j2 user || finish
 step build-user-clang make -j2 clang
+step build-asan make -j2 asan
 step checkpatch make style
 step sparse make sparse KVER=6.12
 
