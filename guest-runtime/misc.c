@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
@@ -445,9 +446,32 @@ long sys_time(struct task *t, const uint64_t *a)
 	return now;
 }
 
+/*
+ * Guest times in nanoseconds, saturated: a guest may pass any 64-bit
+ * seconds, and seconds * 10^9 (or now + that) must not wrap a deadline
+ * into the past.
+ */
+static int64_t ns_sat(__int128 ns)
+{
+	return ns > INT64_MAX ? INT64_MAX : ns < INT64_MIN ? INT64_MIN
+							   : (int64_t)ns;
+}
+
 static int64_t ts_ns(const struct timespec *ts)
 {
-	return ts->tv_sec * 1000000000LL + ts->tv_nsec;
+	return ns_sat((__int128)ts->tv_sec * 1000000000 + ts->tv_nsec);
+}
+
+static int64_t tv_ns(const struct timeval *tv)
+{
+	return ns_sat((__int128)tv->tv_sec * 1000000000 +
+		      (__int128)tv->tv_usec * 1000);
+}
+
+/* now + @ns (CLOCK_MONOTONIC), saturated. */
+static int64_t ns_after(int64_t ns)
+{
+	return ns_sat((__int128)now_ns() + ns);
 }
 
 /* Sleep until t->sys_deadline (CLOCK_MONOTONIC ns). */
@@ -474,7 +498,7 @@ long sys_nanosleep(struct task *t, const uint64_t *a)
 			return -EFAULT;
 		if (ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000 || ts.tv_sec < 0)
 			return -EINVAL;
-		t->sys_deadline = now_ns() + ts_ns(&ts);
+		t->sys_deadline = ns_after(ts_ns(&ts));
 	}
 	return sleep_until(t, a[1]);
 }
@@ -490,9 +514,10 @@ long sys_clock_nanosleep(struct task *t, const uint64_t *a)
 			return -EINVAL;
 		if (clock_gettime(a[0], &now) < 0)
 			return -EINVAL;
-		t->sys_deadline = now_ns() + ts_ns(&ts);
+		t->sys_deadline = ns_after(ts_ns(&ts));
 		if (a[1] & TIMER_ABSTIME)
-			t->sys_deadline -= ts_ns(&now);
+			t->sys_deadline = ns_sat((__int128)t->sys_deadline -
+						 ts_ns(&now));
 	}
 	return sleep_until(t, (a[1] & TIMER_ABSTIME) ? 0 : a[3]);
 }
@@ -511,7 +536,7 @@ int64_t itimers_fire(int64_t now)
 			continue;
 		if (p->itimer_next <= now) {
 			p->itimer_next = p->itimer_interval ?
-					 now + p->itimer_interval : 0;
+				ns_sat((__int128)now + p->itimer_interval) : 0;
 			sig_send_proc(p, &si);
 			if (p->state != PROC_ALIVE || !p->itimer_next)
 				continue;
@@ -532,11 +557,6 @@ static void itimer_get(struct proc *p, struct itimerval *it)
 	it->it_value.tv_usec = left % 1000000000 / 1000;
 	it->it_interval.tv_sec = p->itimer_interval / 1000000000;
 	it->it_interval.tv_usec = p->itimer_interval % 1000000000 / 1000;
-}
-
-static int64_t tv_ns(const struct timeval *tv)
-{
-	return tv->tv_sec * 1000000000LL + tv->tv_usec * 1000LL;
 }
 
 long sys_getitimer(struct task *t, const uint64_t *a)
@@ -566,7 +586,7 @@ long sys_setitimer(struct task *t, const uint64_t *a)
 	    it.it_interval.tv_usec < 0 || it.it_interval.tv_usec >= 1000000)
 		return -EINVAL;
 	t->p->itimer_next = tv_ns(&it.it_value) ?
-			    now_ns() + tv_ns(&it.it_value) : 0;
+			    ns_after(tv_ns(&it.it_value)) : 0;
 	t->p->itimer_interval = tv_ns(&it.it_interval);
 	return 0;
 }
@@ -652,6 +672,8 @@ long sys_ppoll(struct task *t, const uint64_t *a)
 		if (copy_from_guest(t, &ts, a[2], sizeof(ts)) < 0)
 			return -EFAULT;
 		b[2] = ts_ns(&ts) / 1000000;
+		if ((int64_t)b[2] > INT_MAX)
+			b[2] = -1;	/* as good as for ever */
 	}
 	return sys_poll(t, b);
 }
@@ -667,7 +689,8 @@ static long do_select(struct task *t, int nfds, const uint64_t *u,
 	if (nfds < 0 || nfds > FD_SETSIZE)
 		return -EINVAL;
 	if (!t->sys_again)
-		t->sys_deadline = timeout_ns < 0 ? 0 : now_ns() + timeout_ns + 1;
+		t->sys_deadline = timeout_ns < 0 ? 0 :
+				  ns_sat((__int128)now_ns() + timeout_ns + 1);
 	for (k = 0; k < 3; k++) {
 		FD_ZERO(&sets[k]);
 		if (u[k] && copy_from_guest(t, &sets[k], u[k], (nfds + 7) / 8) < 0)
@@ -714,7 +737,7 @@ long sys_select(struct task *t, const uint64_t *a)
 	if (!t->sys_again && a[4]) {
 		if (copy_from_guest(t, &tv, a[4], sizeof(tv)) < 0)
 			return -EFAULT;
-		ns = tv.tv_sec * 1000000000LL + tv.tv_usec * 1000;
+		ns = tv_ns(&tv);
 	}
 	return do_select(t, a[0], a + 1, ns);
 }
@@ -759,8 +782,8 @@ long sys_futex(struct task *t, const uint64_t *a)
 		if (a[3]) {
 			if (copy_from_guest(t, &ts, a[3], sizeof(ts)) < 0)
 				return -EFAULT;
-			t->sys_deadline = op == FUTEX_WAIT ? now_ns() + ts_ns(&ts)
-							   : ts_ns(&ts);
+			t->sys_deadline = op == FUTEX_WAIT ?
+					  ns_after(ts_ns(&ts)) : ts_ns(&ts);
 		}
 		return block_until(t, t->sys_deadline);
 	case FUTEX_WAKE:
