@@ -88,6 +88,15 @@ static int load_segment(struct task *t, int fd, const Elf64_Phdr *ph,
 
 	if ((ph->p_vaddr & (PAGE_SIZE - 1)) != (ph->p_offset & (PAGE_SIZE - 1)))
 		return -ENOEXEC;
+	/*
+	 * As load_elf_binary() checks against TASK_SIZE, so here against the
+	 * guest's part of the address space: a file may not place a segment
+	 * over the backend's pages above it, nor wrap around.
+	 */
+	if (ph->p_filesz > ph->p_memsz || va < ph->p_vaddr || va < UML_GUEST_MIN ||
+	    mem_end < va || PAGE_ALIGN(mem_end) < mem_end ||
+	    PAGE_ALIGN(mem_end) > t->p->mm->top)
+		return -EINVAL;
 	if (ph->p_filesz) {
 		r = mm_map(t, start, map_end - start, prot, UML_MAP_PRIVATE, fd,
 			   PAGE_DOWN(ph->p_offset));

@@ -121,13 +121,26 @@ void fdt_close_on_exec(struct fdtable *fdt)
 	}
 }
 
-struct file *fd_lookup(struct task *t, int fd)
+/*
+ * The entry of an open guest fd, or NULL.  Like the kernel's fd arguments,
+ * @fd is an unsigned int: the dispatcher has already dropped the upper 32
+ * bits of every fd argument (syscall.c), and a negative int is a number
+ * past the table.  Every use of a guest fd number goes through here.
+ */
+struct fdent *fd_ent(struct task *t, unsigned int fd)
 {
 	struct fdtable *fdt = t->p->fdt;
 
-	if (fd < 0 || fd >= fdt->size)
+	if (fd >= (unsigned int)fdt->size || !fdt->ent[fd].f)
 		return NULL;
-	return fdt->ent[fd].f;
+	return &fdt->ent[fd];
+}
+
+struct file *fd_lookup(struct task *t, unsigned int fd)
+{
+	struct fdent *e = fd_ent(t, fd);
+
+	return e ? e->f : NULL;
 }
 
 static int fdt_grow(struct fdtable *fdt, int need)
@@ -439,14 +452,13 @@ long sys_sendfile(struct task *t, const uint64_t *a)
 
 long sys_close(struct task *t, const uint64_t *a)
 {
-	struct fdtable *fdt = t->p->fdt;
-	int fd = a[0];
+	struct fdent *e = fd_ent(t, a[0]);
 
-	if (fd < 0 || fd >= fdt->size || !fdt->ent[fd].f)
+	if (!e)
 		return -EBADF;
-	file_put(fdt->ent[fd].f);
-	fdt->ent[fd].f = NULL;
-	fdt->ent[fd].cloexec = false;
+	file_put(e->f);
+	e->f = NULL;
+	e->cloexec = false;
 	return 0;
 }
 
@@ -528,12 +540,13 @@ long sys_pipe2(struct task *t, const uint64_t *a)
 
 long sys_fcntl(struct task *t, const uint64_t *a)
 {
-	struct fdtable *fdt = t->p->fdt;
-	struct file *f = fd_lookup(t, a[0]);
+	struct fdent *e = fd_ent(t, a[0]);
 	const int setfl = O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME;
+	struct file *f;
 
-	if (!f)
+	if (!e)
 		return -EBADF;
+	f = e->f;
 	switch (a[1]) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
@@ -541,9 +554,9 @@ long sys_fcntl(struct task *t, const uint64_t *a)
 			return -EINVAL;
 		return fd_install(t, a[2], file_get(f), a[1] == F_DUPFD_CLOEXEC);
 	case F_GETFD:
-		return fdt->ent[a[0]].cloexec ? FD_CLOEXEC : 0;
+		return e->cloexec ? FD_CLOEXEC : 0;
 	case F_SETFD:
-		fdt->ent[a[0]].cloexec = a[2] & FD_CLOEXEC;
+		e->cloexec = a[2] & FD_CLOEXEC;
 		return 0;
 	case F_GETFL:
 		return f->flags;
@@ -571,14 +584,16 @@ long sys_fcntl(struct task *t, const uint64_t *a)
 
 long sys_ioctl(struct task *t, const uint64_t *a)
 {
-	struct file *f = fd_lookup(t, a[0]);
+	struct fdent *e = fd_ent(t, a[0]);
+	unsigned int cmd = a[1];	/* the kernel's cmd is an unsigned int */
+	struct file *f;
 	char buf[64];
-	unsigned long cmd = a[1];
 	size_t len;
 	int v;
 
-	if (!f)
+	if (!e)
 		return -EBADF;
+	f = e->f;
 	switch (cmd) {
 	case TCGETS:
 	case TIOCGWINSZ:
@@ -622,7 +637,7 @@ long sys_ioctl(struct task *t, const uint64_t *a)
 		return ioctl(f->hostfd, cmd, (int)a[2]) < 0 ? -errno : 0;
 	case FIOCLEX:
 	case FIONCLEX:
-		t->p->fdt->ent[a[0]].cloexec = cmd == FIOCLEX;
+		e->cloexec = cmd == FIOCLEX;
 		return 0;
 	default:
 		return -ENOTTY;

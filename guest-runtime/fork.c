@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -203,9 +204,18 @@ long sys_exit_group(struct task *t, const uint64_t *a)
 	return SYS_NORETURN;
 }
 
-static bool wait_match(struct proc *self, struct proc *c, int idtype, int id)
+static bool wait_match(struct proc *self, struct proc *c, int idtype, int id,
+		       int options)
 {
 	if (c->parent != self)
+		return false;
+	/*
+	 * As the kernel's eligible_child(): a child whose exit signal is
+	 * not SIGCHLD is a "clone" child, waited for only with __WCLONE
+	 * (and then only such children) or __WALL.
+	 */
+	if (((c->exit_signal != SIGCHLD) ^ !!(options & __WCLONE)) &&
+	    !(options & __WALL))
 		return false;
 	switch (idtype) {
 	case P_PID:
@@ -239,7 +249,7 @@ static struct proc *wait_find(struct task *t, int idtype, int id, int options,
 	bool any = false;
 
 	for (c = procs; c; c = c->next) {
-		if (!wait_match(t->p, c, idtype, id))
+		if (!wait_match(t->p, c, idtype, id, options))
 			continue;
 		any = true;
 		*ev = wait_event(c, options);
@@ -273,10 +283,15 @@ static int wait_collect(struct proc *c, enum wait_event ev, bool peek)
 long sys_wait4(struct task *t, const uint64_t *a)
 {
 	int pid = a[0], idtype = P_ALL, id = 0, err, st;
-	int options = (a[2] & (WNOHANG | WUNTRACED | WCONTINUED)) | WEXITED;
+	int options = (int)a[2] | WEXITED;
 	enum wait_event ev;
 	struct proc *c;
 
+	if ((int)a[2] & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD |
+			  __WCLONE | __WALL))
+		return -EINVAL;
+	if (pid == INT_MIN)
+		return -ESRCH;
 	if (pid > 0) {
 		idtype = P_PID;
 		id = pid;
@@ -338,10 +353,16 @@ long sys_waitid(struct task *t, const uint64_t *a)
 	enum wait_event ev;
 	struct proc *c;
 
-	if (idtype != P_ALL && idtype != P_PID && idtype != P_PGID)
+	if (options & ~(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED |
+			__WNOTHREAD | __WCLONE | __WALL))
 		return -EINVAL;
 	if (!(options & (WEXITED | WSTOPPED | WCONTINUED)))
 		return -EINVAL;
+	if ((idtype == P_PID && id <= 0) || (idtype == P_PGID && id < 0) ||
+	    (idtype != P_ALL && idtype != P_PID && idtype != P_PGID))
+		return -EINVAL;
+	if (idtype == P_PGID && id == 0)
+		id = t->p->pgid;	/* the caller's group, since Linux 5.4 */
 	c = wait_find(t, idtype, id, options, &ev, &err);
 	if (!c) {
 		if (err)

@@ -13,6 +13,9 @@
 #include "umlrun.h"
 
 #define STACK_GAP	(256ULL << 20)	/* mmap area starts below the stack */
+#ifndef PROT_SEM
+#define PROT_SEM	0x8		/* <linux/mman.h>: accepted, means nothing here */
+#endif
 
 struct mm *mm_new(const struct uml_aspace_info *info)
 {
@@ -385,22 +388,41 @@ static int vma_set_prot(struct mm *mm, uint64_t addr, uint64_t end,
 	return 0;
 }
 
+/*
+ * The kernel's checks, in its order (do_mprotect_pkey()); the range must
+ * also lie in the guest's part of the address space: above guest_top are
+ * the backend's pages, which to the guest are not there at all (ENOMEM,
+ * as for any unmapped range), and the vDSO may not change (EACCES).
+ */
 long sys_mprotect(struct task *t, const uint64_t *a)
 {
-	uint64_t addr = a[0], len = PAGE_ALIGN(a[1]), end = addr + len;
+	uint64_t addr = a[0], len, end;
 	struct mm *mm = t->p->mm;
+	uint64_t prot = a[2];
 	int r;
 
+	if ((prot & (PROT_GROWSDOWN | PROT_GROWSUP)) ==
+	    (PROT_GROWSDOWN | PROT_GROWSUP))
+		return -EINVAL;
+	prot &= ~(uint64_t)(PROT_GROWSDOWN | PROT_GROWSUP);
 	if (addr & (PAGE_SIZE - 1))
 		return -EINVAL;
-	if (!len)
+	if (!a[1])
 		return 0;
+	len = PAGE_ALIGN(a[1]);
+	end = addr + len;
+	if (end <= addr)
+		return -ENOMEM;
+	if (prot & ~(uint64_t)(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
+		return -EINVAL;
+	if (addr < UML_GUEST_MIN || end > mm->top)
+		return -ENOMEM;
 	if (overlaps_reserved(mm, addr, end))
 		return -EACCES;
-	r = uml_aspace_protect(t->p->as, addr, len, a[2] & 7);
+	r = uml_aspace_protect(t->p->as, addr, len, prot & 7);
 	if (r < 0)
 		return r;
-	return vma_set_prot(mm, addr, end, a[2] & 7);
+	return vma_set_prot(mm, addr, end, prot & 7);
 }
 
 static struct vma *vma_at(struct mm *mm, uint64_t addr)

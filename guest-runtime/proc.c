@@ -165,7 +165,11 @@ static void notify_parent(struct proc *p)
 		proc_reap(p);
 		return;
 	}
-	if (p->exit_signal) {
+	/*
+	 * clone() takes any exit signal in CSIGNAL (0..255); like the
+	 * kernel's do_notify_parent(), send it only if it is a signal.
+	 */
+	if (sig_valid(p->exit_signal)) {
 		memset(&si, 0, sizeof(si));
 		si.signo = p->exit_signal;
 		si.pid = p->pid;

@@ -143,11 +143,16 @@ static void sig_send_effects(struct proc *p, int sig)
 	}
 }
 
+/*
+ * Every signal the runtime sends goes through sig_send_task(),
+ * sig_send_proc() or sig_force(): each refuses a number its tables
+ * (act[], info[], the 64-bit sets) cannot hold, whoever computed it.
+ */
 void sig_send_task(struct task *t, const struct ksiginfo *si)
 {
 	struct proc *p = t->p;
 
-	if (p->state != PROC_ALIVE)
+	if (p->state != PROC_ALIVE || !sig_valid(si->signo))
 		return;
 	if (si->signo == SIGKILL) {
 		proc_exit_group(p, SIGKILL);
@@ -164,7 +169,7 @@ void sig_send_proc(struct proc *p, const struct ksiginfo *si)
 {
 	struct task *t;
 
-	if (p->state != PROC_ALIVE)
+	if (p->state != PROC_ALIVE || !sig_valid(si->signo))
 		return;
 	if (si->signo == SIGKILL) {
 		proc_exit_group(p, SIGKILL);
@@ -185,8 +190,14 @@ void sig_send_proc(struct proc *p, const struct ksiginfo *si)
 /* A synchronous fault: it can be neither blocked nor ignored. */
 void sig_force(struct task *t, const struct ksiginfo *si)
 {
-	struct ksigaction *act = &t->p->sh->act[si->signo];
+	struct ksigaction *act;
 
+	if (!sig_valid(si->signo)) {
+		/* No host fault has such a number: end the guest, not us. */
+		proc_exit_group(t->p, SIGKILL);
+		return;
+	}
+	act = &t->p->sh->act[si->signo];
 	if ((t->sigmask & SIGBIT(si->signo)) || act->handler == SIG_IGN_H) {
 		act->handler = SIG_DFL_H;
 		t->sigmask &= ~SIGBIT(si->signo);

@@ -89,8 +89,10 @@ static void strace_arg(struct task *t, char c, uint64_t v, bool mem)
 
 	switch (c) {
 	case 'd':
-	case 'f':
 		fprintf(stderr, "%lld", (long long)v);
+		break;
+	case 'f':
+		fprintf(stderr, "%d", (int)v);
 		break;
 	case 'o':
 		fprintf(stderr, "0%llo", (unsigned long long)v);
@@ -198,6 +200,20 @@ static void syscall_account(unsigned long nr, const struct timespec *t0)
 }
 
 /*
+ * The kernel takes fd arguments as (unsigned) int and ignores their upper
+ * 32 bits: so does the runtime, here, once for every syscall, so that no
+ * handler ever sees a 64-bit fd number.
+ */
+static void fd_args(const char *fmt, uint64_t *a)
+{
+	int i;
+
+	for (i = 0; fmt[i] && i < 6; i++)
+		if (fmt[i] == 'f')
+			a[i] = (uint32_t)a[i];
+}
+
+/*
  * Handle the pending syscall of @t (state TASK_SYSCALL).  On return the task
  * is TASK_RUNNABLE with rax set, TASK_BLOCKED, or TASK_DEAD.
  */
@@ -222,6 +238,7 @@ void syscall_handle(struct task *t)
 	if (opt.stats)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (d) {
+		fd_args(d->fmt, a);
 		ret = d->fn(t, a);
 	} else {
 		report_enosys(nr);

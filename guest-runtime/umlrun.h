@@ -34,6 +34,12 @@ struct proc;
 #define NSIG_GUEST	64
 #define SIGBIT(s)	(1ULL << ((s) - 1))
 
+/* The kernel's valid_signal(), without 0: a number the tables can hold. */
+static inline bool sig_valid(int sig)
+{
+	return sig >= 1 && sig <= NSIG_GUEST;
+}
+
 /* ---- options (main.c) -------------------------------------------------- */
 
 struct options {
@@ -83,7 +89,8 @@ struct fdtable *fdt_new(void);
 struct fdtable *fdt_copy(const struct fdtable *src);
 void fdt_put(struct fdtable *fdt);
 void fdt_close_on_exec(struct fdtable *fdt);
-struct file *fd_lookup(struct task *t, int fd);
+struct fdent *fd_ent(struct task *t, unsigned int fd);
+struct file *fd_lookup(struct task *t, unsigned int fd);
 int fd_install(struct task *t, int minfd, struct file *f, bool cloexec);
 
 /* /proc and /dev/fd as the guest sees them (procfs.c). */

@@ -71,6 +71,8 @@ expect_output "SIGSEGV handler on a sigaltstack" "recovered" "$TESTBIN/segv" alt
 expect_output "EFAULT for read-only and inaccessible buffers" "efault ok" "$TESTBIN/segv" efault
 expect_output "readv/writev: hostile iovecs are EINVAL, as the kernel's" \
 	"iov ok" "$TESTBIN/iov"
+expect_output "hostile exit signals, 64-bit fd numbers, mprotect past the top: as the kernel" \
+	"hostile ok" "$TESTBIN/hostile"
 # Read-only (no --rw), so random paths cannot change host files.
 # About 17,000 round trips each: 2 to 13 s in a 6.12 VM, but past 60 s
 # (the task dump showed it runnable, not blocked) while other VMs

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Arguments a hostile guest passes, against the kernel's rules.  Each of
+ * these once corrupted or crashed umlrun:
+ *  - clone() takes any exit signal in CSIGNAL (0..255); at the child's
+ *    exit the kernel sends it only if it is a signal, and such a "clone
+ *    child" is waited for only with __WCLONE or __WALL.  umlrun indexed its
+ *    64-entry signal tables with 65..255.
+ *  - fd arguments are unsigned ints: the kernel ignores their upper 32
+ *    bits.  umlrun indexed its fd table with the whole 64-bit register.
+ *  - mprotect() of a range past the top of the guest's part of the address
+ *    space, or with a length that wraps, or unknown protection bits.
+ * "hostile [signals|fds|mprotect]" runs one part, no argument all of them.
+ * Prints "hostile ok", or exits with the number of the check that failed.
+ * Runs natively too: the expectations are the kernel's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HI(fd)	(0x100000000ULL | (unsigned int)(fd))
+
+static int fails(long r, int err)
+{
+	return r != -1 || errno != err;
+}
+
+/* A fork with exit signal @sig; 0 if the child was collected rightly. */
+static int clone_exit_signal(int sig)
+{
+	int st = 0;
+	long pid;
+
+	pid = syscall(SYS_clone, (unsigned long)sig, 0, 0, 0, 0);
+	if (pid < 0)
+		return 1;
+	if (pid == 0)
+		_exit(7);
+	/* Not a SIGCHLD child: plain waits do not see it. */
+	if (fails(syscall(SYS_wait4, -1, &st, 0, 0), ECHILD))
+		return 2;
+	if (syscall(SYS_wait4, pid, &st, __WALL, 0) != pid)
+		return 3;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 7)
+		return 4;
+	return 0;
+}
+
+static int check_signals(void)
+{
+	static const int sigs[] = { 65, 128, 255, 0 };
+	siginfo_t si;
+	unsigned int i;
+	int st;
+	pid_t pid;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (clone_exit_signal(sigs[i]))
+			return 10 + i;
+	/* __WCLONE sees only clone children: none is left. */
+	if (fails(syscall(SYS_wait4, -1, &st, __WCLONE | WNOHANG, 0), ECHILD))
+		return 15;
+	if (fails(syscall(SYS_wait4, -1, &st, 0x100, 0), EINVAL))
+		return 16;
+	if (fails(syscall(SYS_waitid, P_ALL, 0, &si, WEXITED | 0x100, 0), EINVAL))
+		return 17;
+	if (fails(syscall(SYS_waitid, P_PID, 0, &si, WEXITED, 0), EINVAL))
+		return 18;
+	if (fails(kill(getpid(), 65), EINVAL) || fails(kill(getpid(), -1), EINVAL))
+		return 19;
+	if (fails(syscall(SYS_tgkill, getpid(), gettid(), 65), EINVAL))
+		return 20;
+	/* A SIGCHLD child is still collected as before. */
+	pid = fork();
+	if (pid == 0)
+		_exit(3);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 3)
+		return 21;
+	return 0;
+}
+
+static int check_fds(void)
+{
+	char c = 0;
+	int p[2];
+
+	if (pipe(p))
+		return 30;
+	/* The upper 32 bits are ignored: these name p[0] and p[1]. */
+	if (syscall(SYS_fcntl, HI(p[0]), F_GETFD) != 0)
+		return 31;
+	if (syscall(SYS_fcntl, HI(p[0]), F_SETFD, FD_CLOEXEC) != 0 ||
+	    fcntl(p[0], F_GETFD) != FD_CLOEXEC)
+		return 32;
+	if (syscall(SYS_ioctl, HI(p[1]), FIOCLEX) != 0 ||
+	    fcntl(p[1], F_GETFD) != FD_CLOEXEC)
+		return 33;
+	if (syscall(SYS_ioctl, HI(p[1]), FIONCLEX) != 0 ||
+	    fcntl(p[1], F_GETFD) != 0)
+		return 34;
+	if (syscall(SYS_write, HI(p[1]), "x", 1) != 1 ||
+	    syscall(SYS_read, HI(p[0]), &c, 1) != 1 || c != 'x')
+		return 35;
+	/* Numbers past any table, as int and as unsigned int. */
+	if (fails(syscall(SYS_fcntl, -1L, F_GETFD), EBADF) ||
+	    fails(syscall(SYS_fcntl, 0xffffffffUL, F_SETFD, 0), EBADF) ||
+	    fails(syscall(SYS_fcntl, 0x7fffffffUL, F_GETFD), EBADF) ||
+	    fails(syscall(SYS_fcntl, HI(0x7fffffff), F_SETFD, 0), EBADF))
+		return 36;
+	if (fails(syscall(SYS_ioctl, 0x80000000UL, FIOCLEX), EBADF) ||
+	    fails(syscall(SYS_ioctl, HI(100000), FIONCLEX), EBADF))
+		return 37;
+	if (fails(syscall(SYS_close, HI(0x40000000)), EBADF))
+		return 38;
+	/* dup2 to the same fd spelled with upper bits is the same fd. */
+	if (syscall(SYS_dup2, p[0], HI(p[0])) != p[0])
+		return 39;
+	if (syscall(SYS_close, HI(p[0])) != 0 || fcntl(p[0], F_GETFD) != -1)
+		return 40;
+	close(p[1]);
+	return 0;
+}
+
+static int check_mprotect(void)
+{
+	/*
+	 * libuml's pages sit at 0x7f0000000000 in every guest (STUB_BASE):
+	 * a native process has nothing there (its mmap area is randomised
+	 * higher up, and this static program maps next to nothing).
+	 */
+	void *top = (void *)0x7f0000000000UL;
+	char *m;
+
+	if (fails(mprotect(top, 4096, PROT_READ | PROT_WRITE | PROT_EXEC), ENOMEM))
+		return 50;
+	if (fails(mprotect((char *)top - 4096, 8192, PROT_READ), ENOMEM))
+		return 51;
+	m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return 52;
+	if (fails(mprotect(m, (size_t)-1, PROT_READ), ENOMEM))
+		return 53;
+	if (fails(mprotect(m, 4096, 0x10), EINVAL))
+		return 54;
+	if (fails(mprotect(m, 4096, PROT_READ | PROT_GROWSDOWN | PROT_GROWSUP), EINVAL))
+		return 55;
+	if (fails(mprotect(m + 1, 4096, PROT_READ), EINVAL))
+		return 56;
+	if (mprotect(m, 0, PROT_READ) != 0 || mprotect(m, 4096, PROT_NONE) != 0)
+		return 57;
+	munmap(m, 4096);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(void);
+	} parts[] = {
+		{ "signals", check_signals },
+		{ "fds", check_fds },
+		{ "mprotect", check_mprotect },
+	};
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		if (argc > 1 && strcmp(argv[1], parts[i].name))
+			continue;
+		r = parts[i].fn();
+		if (r)
+			return r;
+	}
+	puts("hostile ok");
+	return 0;
+}
