@@ -17,12 +17,14 @@
  * own stdout.  A fork-like call's new process or thread exits at once
  * with a random status (from assembly, touching no memory), which still
  * drives the runtime's exit, exit-signal and reaping paths.  A SIGALRM
- * every ALARM_US breaks blocking calls.  The parent (guest pid 1, all its
+ * every ALARM_US breaks blocking calls (handler, mask and timer set again
+ * every REARM_CALLS calls).  The parent (guest pid 1, all its
  * signals blocked) only forks, polls and reaps; the one thing the children
  * may not do is SIGKILL or SIGSTOP it, so those two are turned into
  * signal 0 when they could reach it.  After each round it kills every
- * other process (kill(-1, SIGKILL)) and reaps them all: a round that runs
- * past ROUND_MS is killed, and processes that are not reaped within
+ * other process (kill(-1, SIGKILL)) and reaps them all: a round whose
+ * child is STALL_MS in one call (it posts its progress in a shared page),
+ * or runs past ROUND_MS, is killed, and processes that are not reaped within
  * REAP_SECS after SIGKILL are a runtime hang, reported as such.  A runtime
  * crash or sanitizer report shows outside (selftests/runtime/fuzz.sh).
  *
@@ -57,8 +59,10 @@
 #include <unistd.h>
 
 #define ROUND_CALLS	200
-#define ROUND_MS	400
-#define REAP_SECS	10
+#define ROUND_MS	2000
+#define STALL_MS	100
+#define REARM_CALLS	16
+#define REAP_SECS	30
 #define ALARM_US	20000
 #define SCRATCH_SIZE	0x10000
 
@@ -498,6 +502,9 @@ static uint64_t round_seed(uint64_t seed, long round)
 	return next();
 }
 
+/* Written by the child before each call, watched by the master. */
+static volatile long *progress;
+
 static void __attribute__((noreturn)) child(uint64_t seed, long round,
 					    long calls, int out)
 {
@@ -556,6 +563,13 @@ static void __attribute__((noreturn)) child(uint64_t seed, long round,
 		const char *fmt;
 		uint64_t a[6];
 
+		*progress = i;
+		/* The calls may have stopped the timer or taken SIGALRM. */
+		if (i % REARM_CALLS == REARM_CALLS - 1) {
+			sigaction(SIGALRM, &sa, NULL);
+			sigprocmask(SIG_SETMASK, &none, NULL);
+			setitimer(ITIMER_REAL, &it, NULL);
+		}
 		nr = pick_nr(&fmt);
 		for (j = 0; j < 6; j++)
 			a[j] = *fmt ? gen(*fmt++) : gen_int();
@@ -674,13 +688,19 @@ int main(int argc, char **argv)
 		printf("not ok: pipe2: %s\n", strerror(errno));
 		return 1;
 	}
+	progress = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (progress == MAP_FAILED) {
+		printf("not ok: mmap: %s\n", strerror(errno));
+		return 1;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (verbose)
 		printf("fuzz: seed %lld, %lld calls, %lld s\n", seed, count, secs);
 	t0 = now_ms();
 	tend = t0 + secs * 1000;
 	for (round = only < 0 ? 0 : only; ; round++) {
-		long n = ROUND_CALLS, deadline;
+		long n = ROUND_CALLS, deadline, last = -1, moved = 0;
 
 		if (only >= 0 ? round > only :
 		    (count && done >= count) || (secs && now_ms() >= tend))
@@ -697,6 +717,7 @@ int main(int argc, char **argv)
 		}
 		if (pid == 0)
 			child(seed, round, n, p[1]);
+		*progress = -1;
 		deadline = now_ms() + ROUND_MS;
 		for (;;) {
 			r = waitpid(-1, &st, WNOHANG | __WALL);
@@ -711,11 +732,16 @@ int main(int argc, char **argv)
 				       strerror(errno), seed, round);
 				return 1;
 			}
-			if (now_ms() > deadline) {
+			if (*progress != last) {
+				last = *progress;
+				moved = now_ms();
+			}
+			if (now_ms() > deadline ||
+			    (moved && now_ms() > moved + STALL_MS)) {
 				killed++;
 				if (verbose)
-					printf("fuzz: seed %lld round %ld: past %d ms, killed\n",
-					       seed, round, ROUND_MS);
+					printf("fuzz: seed %lld round %ld: stuck in call %ld, killed\n",
+					       seed, round, last);
 				break;
 			}
 			drain(p[0]);
