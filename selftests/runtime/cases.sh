@@ -86,6 +86,8 @@ expect_output "PROGRAM is looked up in PATH" "found" busybox echo found
 expect_output "fork bomb is bounded" "bounded" --max-procs=32 "$TESTBIN/forkbomb"
 expect_output "SA_RESTART restarts a blocked read, EINTR without; itimer, alarm" \
 	"restart ok" "$TESTBIN/sigrestart"
+expect_output "the runtime fuzzer's findings: as the kernel" "edges ok" \
+	"$TESTBIN/edges"
 expect_output "timeouts of 2^63 - 1 s sleep until a signal, itimers do not fire" \
 	"timeouts ok" "$TESTBIN/timeouts"
 expect_output "job control: stop, WUNTRACED, continue, no EINTR" \

@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The runtime's deterministic regression programs for hostile arguments
+# under the ASan+UBSan umlrun (make asan), ptrace backend: each must print
+# "NAME ok" and exit 0, with no sanitizer report.  Several of the bugs
+# they cover were undefined behaviour that a plain build survives
+# silently.  UMLRUN: another umlrun.
+cd "$(dirname "$0")/../.." || exit 1
+UMLRUN=${UMLRUN:-build/asan/guest-runtime/umlrun}
+PROGS="edges timeouts hostile"
+
+echo "TAP version 13"
+set -- $PROGS
+echo "1..$#"
+out=$(mktemp "${TMPDIR:-/tmp}/sanitized.XXXXXX") || exit 1
+trap 'rm -f "$out"' EXIT
+n=0 fail=0
+for p in $PROGS; do
+	n=$((n + 1))
+	if [ ! -x "$UMLRUN" ] || [ ! -x "selftests/runtime/$p" ]; then
+		echo "# $UMLRUN or selftests/runtime/$p missing: make user asan"
+		echo "not ok $n - $p under $UMLRUN"
+		fail=$((fail + 1))
+		continue
+	fi
+	ASAN_OPTIONS=detect_leaks=1:exitcode=99:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		timeout -s USR1 -k 10 60 "$UMLRUN" --backend=ptrace \
+		"selftests/runtime/$p" > "$out" 2>&1 < /dev/null
+	st=$?
+	if [ $st -eq 0 ] && [ "$(tail -n 1 "$out")" = "$p ok" ] &&
+	   ! grep -q 'Sanitizer\|runtime error:' "$out"; then
+		echo "ok $n - $p under $UMLRUN"
+	else
+		echo "# exit status $st"
+		head -n 40 "$out" | sed 's/^/# /'
+		echo "not ok $n - $p under $UMLRUN"
+		fail=$((fail + 1))
+	fi
+done
+[ $fail -eq 0 ]
