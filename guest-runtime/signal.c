@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -639,6 +640,8 @@ long sys_kill(struct task *t, const uint64_t *a)
 
 	if (sig < 0 || sig > NSIG_GUEST)
 		return -EINVAL;
+	if (pid == INT_MIN)
+		return -ESRCH;	/* as the kernel: -pid would overflow */
 	if (pid > 0) {
 		p = proc_by_pid(pid);
 		if (!p || p->state != PROC_ALIVE)
