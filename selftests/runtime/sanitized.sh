@@ -5,13 +5,18 @@
 # under the ASan+UBSan umlrun (make asan), ptrace backend: each must print
 # "NAME ok" and exit 0, with no sanitizer report.  Several of the bugs
 # they cover were undefined behaviour that a plain build survives
-# silently.  UMLRUN: another umlrun.
+# silently.  Then programs that cannot start: umlrun's exit status
+# (127, 126) and no report, leaks included.  UMLRUN: another umlrun.
 cd "$(dirname "$0")/../.." || exit 1
 UMLRUN=${UMLRUN:-build/asan/guest-runtime/umlrun}
 PROGS="edges timeouts hostile"
 
+# NAME STATUS PROGRAM: programs umlrun must refuse with STATUS.
+REFUSED="missing:127:/nonexistent/prog not-executable:126:selftests/runtime/cases.sh
+dynamic:126:selftests/runtime/dynamic"
+
 echo "TAP version 13"
-set -- $PROGS
+set -- $PROGS $REFUSED
 echo "1..$#"
 out=$(mktemp "${TMPDIR:-/tmp}/sanitized.XXXXXX") || exit 1
 trap 'rm -f "$out"' EXIT
@@ -36,6 +41,24 @@ for p in $PROGS; do
 		echo "# exit status $st"
 		head -n 40 "$out" | sed 's/^/# /'
 		echo "not ok $n - $p under $UMLRUN"
+		fail=$((fail + 1))
+	fi
+done
+for r in $REFUSED; do
+	n=$((n + 1))
+	name=${r%%:*} r=${r#*:}
+	want=${r%%:*} prog=${r#*:}
+	ASAN_OPTIONS=detect_leaks=1:exitcode=99:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		timeout -k 10 60 "$UMLRUN" --backend=ptrace "$prog" \
+		> "$out" 2>&1 < /dev/null
+	st=$?
+	if [ $st -eq "$want" ] && ! grep -q 'Sanitizer\|runtime error:' "$out"; then
+		echo "ok $n - $name: exit $want, no report"
+	else
+		echo "# exit status $st, wanted $want"
+		head -n 40 "$out" | sed 's/^/# /'
+		echo "not ok $n - $name: exit $want, no report"
 		fail=$((fail + 1))
 	fi
 done
