@@ -348,6 +348,7 @@ int proc_start_init(const char *path, int argc, char **argv, char **envp)
 	r = exec_prepare(t, path, &ea, &fd, &hostpath, why, sizeof(why));
 	if (r < 0) {
 		warnx_("%s: %s", path, why);
+		exec_args_free(&ea);
 		return r;
 	}
 	r = elf_load(t, fd, path, &ea);
@@ -356,6 +357,7 @@ int proc_start_init(const char *path, int argc, char **argv, char **envp)
 	exec_args_free(&ea);
 	if (r < 0) {
 		warnx_("%s: cannot load: %s", path, strerror(-r));
+		free(hostpath);
 		return -ENOEXEC;
 	}
 	t->p->exe = hostpath;
