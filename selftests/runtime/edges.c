@@ -13,7 +13,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int bad;
@@ -27,12 +29,48 @@ static void expect(const char *what, long r, int err)
 	bad = 1;
 }
 
+/*
+ * A child with exit signal SIGKILL outlives its parent: reparented, its
+ * exit signal must become SIGCHLD (the kernel's reparent_leader(): "we
+ * don't want people slaying init"), or its exit kills the reaper, here
+ * guest pid 1 (natively, this process as a subreaper).
+ */
+static void orphan_exit_signal(void)
+{
+	int st = 0;
+	long g;
+	pid_t c;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	c = fork();
+	if (c == 0) {
+		g = syscall(SYS_clone, SIGKILL, 0, 0, 0, 0);
+		if (g == 0) {
+			usleep(100000);
+			_exit(5);
+		}
+		_exit(g < 0);
+	}
+	if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) ||
+	    WEXITSTATUS(st)) {
+		printf("orphan: fork or clone(SIGKILL) failed (%#x)\n", st);
+		bad = 1;
+		return;
+	}
+	/* Its exit signal is SIGCHLD now: a plain wait sees it. */
+	if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 5) {
+		printf("orphan: wait: %s, status %#x\n", strerror(errno), st);
+		bad = 1;
+	}
+}
+
 int main(void)
 {
 	/* -INT_MIN overflowed umlrun's process-group match. */
 	expect("kill(INT_MIN, 0)", syscall(SYS_kill, INT_MIN, 0), ESRCH);
 	expect("kill(INT_MIN, SIGKILL)", syscall(SYS_kill, INT_MIN, SIGKILL),
 	       ESRCH);
+	orphan_exit_signal();
 	if (!bad)
 		puts("edges ok");
 	return bad;
