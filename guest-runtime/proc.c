@@ -143,6 +143,8 @@ static void reparent_children(struct proc *p)
 		if (c->parent != p)
 			continue;
 		c->parent = init_proc;
+		/* As the kernel's reparent_leader(): no slaying init. */
+		c->exit_signal = SIGCHLD;
 		fast_proc_sync(c);
 		if (c->state == PROC_ZOMBIE)
 			zombies = true;
