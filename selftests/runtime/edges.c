@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,6 +65,50 @@ static void orphan_exit_signal(void)
 	}
 }
 
+static volatile sig_atomic_t usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1++;
+}
+
+/*
+ * CLONE_PARENT makes a sibling, whose exit signal is the caller's own
+ * (copy_process()), not the one in the flags: else a child can stop or
+ * kill its parent's parent, guest pid 1 included, with SIGSTOP or SIGKILL.
+ */
+static void clone_parent_exit_signal(void)
+{
+	int st = 0;
+	long g;
+	pid_t c;
+
+	signal(SIGUSR1, on_usr1);
+	c = fork();
+	if (c == 0) {
+		g = syscall(SYS_clone, CLONE_PARENT | SIGUSR1, 0, 0, 0, 0);
+		if (g == 0)
+			_exit(6);
+		_exit(g < 0);
+	}
+	if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) ||
+	    WEXITSTATUS(st)) {
+		printf("clone_parent: fork or clone failed (%#x)\n", st);
+		bad = 1;
+		return;
+	}
+	if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 6) {
+		printf("clone_parent: wait: %s, status %#x\n", strerror(errno),
+		       st);
+		bad = 1;
+	}
+	if (usr1) {
+		printf("clone_parent: the sibling's exit sent SIGUSR1\n");
+		bad = 1;
+	}
+}
+
 int main(void)
 {
 	/* -INT_MIN overflowed umlrun's process-group match. */
@@ -71,6 +116,7 @@ int main(void)
 	expect("kill(INT_MIN, SIGKILL)", syscall(SYS_kill, INT_MIN, SIGKILL),
 	       ESRCH);
 	orphan_exit_signal();
+	clone_parent_exit_signal();
 	if (!bad)
 		puts("edges ok");
 	return bad;

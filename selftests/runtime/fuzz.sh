@@ -44,8 +44,10 @@ round=$(grep '^fuzz: seed [0-9]* round [0-9]*$' "$out" | tail -n 1 | \
 why=
 if grep -q 'Sanitizer\|runtime error:' "$out"; then
 	why="sanitizer report"
-elif [ $st -eq 124 ] || [ $st -eq 137 ]; then
-	why="umlrun hung: not done after $((secs + 60)) s (task dump above)"
+elif [ $((t1 - t0)) -ge $((secs + 60)) ]; then
+	why="umlrun hung: not done after $((secs + 60)) s (its task dump below)"
+elif [ $st -gt 128 ] && [ $st -lt 160 ]; then
+	why="the fuzzer's pid 1 died of signal $((st - 128)) (umlrun exit $st)"
 elif [ $st -ne 0 ] || [ "$(tail -n 1 "$out")" != "fuzz done" ]; then
 	why="umlrun or the fuzzer failed (exit status $st)"
 fi
