@@ -98,7 +98,9 @@ static int proc_copy_state(struct proc *p, struct proc *parent,
 	p->pgid = parent->pgid;
 	p->sid = parent->sid;
 	p->parent = (flags & CLONE_PARENT) ? parent->parent : parent;
-	p->exit_signal = flags & 0xff;
+	/* As copy_process(): a sibling gets the caller's exit signal. */
+	p->exit_signal = (flags & CLONE_PARENT) ? parent->exit_signal
+						: (int)(flags & 0xff);
 	return 0;
 }
 
