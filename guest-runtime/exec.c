@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "umlrun.h"
@@ -305,6 +306,7 @@ static char **strv_dup(char **v, int *n)
 static struct task *init_task(void)
 {
 	struct uml_thread *th;
+	struct stat st;
 	struct proc *p;
 	struct task *t;
 	int r;
@@ -319,8 +321,9 @@ static struct task *init_task(void)
 	p->sh = sighand_new();
 	p->umask = 022;
 	p->pgid = p->sid = p->pid;
-	if (p->cwdfd < 0 || !p->fdt || !p->sh)
+	if (p->cwdfd < 0 || !p->fdt || !p->sh || fstat(p->cwdfd, &st) < 0)
 		die("cannot set up the first process");
+	p->cwd_in_proc = procfs_is_procfs(&st);
 	r = uml_aspace_create(host, &p->as, &th);
 	if (r < 0)
 		die("cannot create an address space: %s", uml_strerror(r));

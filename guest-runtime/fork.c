@@ -83,6 +83,7 @@ static int proc_copy_state(struct proc *p, struct proc *parent,
 	}
 	p->sh = sighand_copy(parent->sh);
 	p->cwdfd = fcntl(parent->cwdfd, F_DUPFD_CLOEXEC, 3);
+	p->cwd_in_proc = parent->cwd_in_proc;
 	p->exe = strdup(parent->exe);
 	if (!p->mm || !p->fdt || !p->sh || p->cwdfd < 0 || !p->exe)
 		return -ENOMEM;

@@ -67,6 +67,7 @@ struct file {
 	bool pollable;		/* fifo, socket or device: I/O may block */
 	bool fifo;		/* a named pipe, opened non-blocking on the host */
 	bool procdir;		/* the host's /proc: listed with guest pids */
+	bool in_proc;		/* on the host's procfs (procfs.c) */
 	char *dirbuf;		/* procdir: the listing being read */
 	size_t dirlen, dirpos;
 };
@@ -99,6 +100,9 @@ bool procfs_is_runtime(int hostfd);
 struct proc *procfs_exe_proc(struct task *t, const char *path);
 int procfs_open(struct task *t, const char *path);
 bool procfs_is_root(int hostfd);
+struct stat;
+bool procfs_is_procfs(const struct stat *st);
+void procfs_host_to_guest(char *path, size_t len);
 long procfs_getdents(struct task *t, struct file *f, uint64_t ubuf, size_t n);
 void proc_set_cmdline(struct proc *p, char **argv, int argc);
 
@@ -230,6 +234,7 @@ struct proc {
 	struct sighand *sh;
 	struct sigqueue shared_pending;
 	int cwdfd;		/* host O_PATH fd of the guest's cwd */
+	bool cwd_in_proc;	/* cwdfd is on the host's procfs */
 	char *exe;		/* host path of the running program */
 	char comm[16];
 	char *cmdline;		/* argv, NUL-separated, for /proc/<pid>/cmdline */
