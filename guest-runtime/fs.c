@@ -848,7 +848,7 @@ int exec_open(struct task *t, int dirfd, const char *path, int *fdp,
 		hpath_put(&hp);
 		return r;
 	}
-	fd = openat(hp.dirfd, hp.name, O_RDONLY | O_CLOEXEC);
+	fd = open_guest(&hp, O_RDONLY | O_CLOEXEC, 0);
 	r = fd < 0 ? -errno : 0;
 	hpath_put(&hp);
 	if (r < 0)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * umlrun: run a static x86-64 Linux program as guest pid 1 of a small
+ * umlrun: run an x86-64 Linux program as guest pid 1 of a small
  * user-mode kernel built on libuml.
  */
 #define _GNU_SOURCE

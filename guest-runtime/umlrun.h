@@ -308,7 +308,8 @@ struct exec_args {
 };
 
 int elf_check(int fd, char *why, size_t whylen);
-int elf_load(struct task *t, int fd, const char *execfn,
+int elf_interp(int fd, char *path, size_t len);
+int elf_load(struct task *t, int fd, int ifd, const char *execfn,
 	     const struct exec_args *a);
 int exec_open(struct task *t, int dirfd, const char *path, int *fdp,
 	      char **hostpath);

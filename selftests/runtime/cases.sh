@@ -64,6 +64,34 @@ run_case "df and mount (/proc/mounts)" 'df / > /dev/null; echo $?; mount | wc -l
 run_case "/proc/self/cmdline, comm, status" 'cat /proc/self/cmdline | tr "\0" " "; echo; cat /proc/self/comm; grep Name /proc/self/status'
 run_case "cp chmod stat" 'cp fruit f2; chmod 600 f2; stat -c "%a %s" f2; cmp fruit f2 && echo same'
 
+# ---- the host's dynamically linked programs (where it has them) ----
+# host_case NAME SCRIPT PROGRAM...: run_case if the PROGRAMs are here.
+host_case() {
+	name=$1
+	script=$2
+	shift 2
+	if have "$@"; then
+		run_case "$name" "$script"
+	else
+		skip_case "$name" "not here: $*"
+	fi
+}
+host_case "dynamic: ls, dash and bash" \
+	'/bin/ls -a sub; /bin/dash -c "echo dash \$((6 * 7))"; /bin/bash -c "x=\$(echo sub); echo bash \${x}"' \
+	/bin/ls /bin/dash /bin/bash
+host_case "dynamic: make runs a Makefile" \
+	'printf "all: a b\na:\n\t@echo made a\nb: a\n\t@echo made b\n" > Makefile; /usr/bin/make -s; /usr/bin/make -s -j2' \
+	/usr/bin/make
+host_case "dynamic: gcc -> cc1 -> as -> collect2 -> ld, bit-identical output" \
+	'printf "#include <stdio.h>\nint main(void) { puts(\"compiled\"); return 0; }\n" > h.c; /usr/bin/gcc -O2 -c h.c && /usr/bin/gcc -o h h.o && ./h && md5sum h.o h' \
+	/usr/bin/gcc
+host_case "dynamic: python3 runs a subprocess, perl a one-liner" \
+	'/usr/bin/python3 -c "import json, subprocess; print(json.dumps(subprocess.run([\"ls\", \"sub\"], capture_output=True).stdout.decode()))"; /usr/bin/perl -e "print join(q(,), map { \$_ * 2 } 1..5), qq(\n)"' \
+	/usr/bin/python3 /usr/bin/perl
+host_case "dynamic: git init, add, commit, log" \
+	'/usr/bin/git init -q r && cd r && echo a > f && /usr/bin/git add f && /usr/bin/git -c user.name=t -c user.email=t@t commit -qm first && /usr/bin/git log --format=%s' \
+	/usr/bin/git
+
 # ---- the runtime itself ----
 expect_status "segfault: exit 139" 139 "$TESTBIN/segv"
 expect_output "SIGSEGV handler recovers" "recovered" "$TESTBIN/segv" handle
@@ -171,7 +199,14 @@ printf 'just text\n' > "$WORK/notelf"
 chmod +x "$WORK/notelf"
 expect_status "not an ELF: 126" 126 "$WORK/notelf"
 expect_status "not executable: 126" 126 "$TESTBIN/cases.sh"
-expect_status "dynamic ELF: 126" 126 "$TESTBIN/dynamic"
+expect_output "dynamic ELF: the loader starts it, with the kernel's auxv, and dlopen works" \
+	"dynamic 1.000000" "$TESTBIN/dynamic"
+expect_status "dynamic ELF whose interpreter is missing: 127" 127 \
+	"$TESTBIN/dynamic-nointerp"
+run_case "execve of a program whose interpreter is missing: ENOENT" \
+	"$TESTBIN/dynamic-nointerp; echo st=\$?"
+expect_status "an ELF segment past the guest's top is refused: 126" 126 \
+	"$TESTBIN/hightext"
 expect_status "unknown backend: 125" 125 --backend=bogus $BB true
 expect_status "exit status passes through" 3 $BB sh -c 'exit 3'
 expect_status "signal death: 128+sig" 143 $BB sh -c 'kill -TERM $$'
