@@ -103,6 +103,8 @@ expect_output "hostile exit signals, fd numbers, mprotect ranges, /proc spelling
 	"hostile ok" "$TESTBIN/hostile"
 run_case "a planted symlink to /proc/self/fd/N reaches no runtime fd" \
 	"$TESTBIN/hostile symlink"
+expect_output "a 32-bit int \$0x80 syscall is ENOSYS, never run or handled" \
+	"hostile ok" "$TESTBIN/hostile" ia32
 # Read-only (no --rw), so random paths cannot change host files.
 # About 17,000 round trips each: 2 to 13 s in a 6.12 VM, but past 60 s
 # (the task dump showed it runnable, not blocked) while other VMs

@@ -15,7 +15,10 @@
  *    runtime's fds and open reopened them (its sealed stub memfd).
  * "hostile [signals|fds|mprotect|proc]" runs one part, no argument all of
  * them; "hostile symlink" (not in "all": it needs a writable cwd) plants
- * symlinks to /proc/self/fd/N for fds it does not have, and opens them.
+ * symlinks to /proc/self/fd/N for fds it does not have, and opens them;
+ * "hostile ia32" (not in "all": umlrun's rule, not the kernel's) checks
+ * that a 32-bit int $0x80 syscall is never run or handled: ENOSYS, as on
+ * a kernel without IA32_EMULATION.
  * Prints "hostile ok", or exits with the number of the check that failed.
  * Runs natively too: the expectations are the kernel's.
  */
@@ -263,6 +266,19 @@ static int check_symlink(void)
 	return r;
 }
 
+static int check_ia32(void)
+{
+	long r;
+
+	/* ia32 number 20 is getpid: the 64-bit table's 20 is writev. */
+	asm volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory");
+	if (r != -ENOSYS)
+		return 90;
+	/* ia32 exit(5): the process must go on. */
+	asm volatile("int $0x80" : "=a"(r) : "a"(1L), "b"(5L) : "memory");
+	return r == -ENOSYS ? 0 : 91;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -274,13 +290,15 @@ int main(int argc, char **argv)
 		{ "mprotect", check_mprotect },
 		{ "proc", check_proc },
 		{ "symlink", check_symlink },
+		{ "ia32", check_ia32 },
 	};
 	unsigned int i;
 	int r;
 
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		if (argc > 1 ? strcmp(argv[1], parts[i].name) != 0
-			     : parts[i].fn == check_symlink)
+			     : parts[i].fn == check_symlink ||
+			       parts[i].fn == check_ia32)
 			continue;
 		r = parts[i].fn();
 		if (r)
