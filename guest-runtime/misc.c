@@ -621,53 +621,106 @@ static long do_poll(struct task *t, struct pollfd *g, int n, int64_t deadline)
 	return deadline ? block_until(t, deadline) : SYS_BLOCK;
 }
 
-long sys_poll(struct task *t, const uint64_t *a)
+static long poll_common(struct task *t, uint64_t ufds, unsigned int nfds)
 {
-	int n = a[1];
+	int n = nfds;
 	struct pollfd *g;
 	long r;
 
-	if (n < 0 || n > 1024)
+	if (nfds > 1024)	/* RLIMIT_NOFILE, as the guest sees it */
 		return -EINVAL;
-	if (!t->sys_again)
-		t->sys_deadline = (int)a[2] < 0 ? 0 : now_ns() + (int64_t)(int)a[2] * 1000000 + 1;
 	g = calloc(n + 1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
-	r = copy_from_guest(t, g, a[0], n * sizeof(*g));
+	r = copy_from_guest(t, g, ufds, n * sizeof(*g));
 	if (r == 0)
 		r = do_poll(t, g, n, t->sys_deadline);
-	if (r >= 0 && copy_to_guest(t, a[0], g, n * sizeof(*g)) < 0)
+	if (r >= 0 && copy_to_guest(t, ufds, g, n * sizeof(*g)) < 0)
 		r = -EFAULT;
 	free(g);
 	return r;
 }
 
-long sys_ppoll(struct task *t, const uint64_t *a)
+long sys_poll(struct task *t, const uint64_t *a)
 {
-	struct timespec ts;
-	uint64_t b[3] = { a[0], a[1], (uint64_t)-1 };
-
-	if (!t->sys_again && a[2]) {
-		if (copy_from_guest(t, &ts, a[2], sizeof(ts)) < 0)
-			return -EFAULT;
-		b[2] = ts_ns(&ts) / 1000000;
-	}
-	return sys_poll(t, b);
+	if (!t->sys_again)
+		t->sys_deadline = (int)a[2] < 0 ? 0 : now_ns() + (int64_t)(int)a[2] * 1000000 + 1;
+	return poll_common(t, a[0], a[1]);
 }
 
-static long do_select(struct task *t, int nfds, const uint64_t *u,
-		      int64_t timeout_ns)
+/* A timeout as ppoll and pselect6 take it: deadline 0 for none. */
+static int poll_timeout(struct task *t, uint64_t uts)
+{
+	struct timespec ts;
+
+	if (t->sys_again)
+		return 0;
+	t->sys_deadline = 0;
+	if (!uts)
+		return 0;
+	if (copy_from_guest(t, &ts, uts, sizeof(ts)) < 0)
+		return -EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
+		return -EINVAL;
+	t->sys_deadline = now_ns() + ts_ns(&ts) + 1;
+	return 0;
+}
+
+/*
+ * ppoll's and pselect6's signal mask, as the kernel's set_user_sigmask():
+ * in force while the call waits; a signal that ends the wait is handled
+ * with it and its frame restores the old one; a call that returns by
+ * itself restores it at once (poll_sigmask_end()), so a signal it alone
+ * unblocked stays pending, as with restore_saved_sigmask_unless().
+ */
+static int poll_sigmask(struct task *t, uint64_t uset, uint64_t size)
+{
+	uint64_t set;
+
+	if (t->sys_again || !uset)
+		return 0;
+	if (size != 8)
+		return -EINVAL;
+	if (copy_from_guest(t, &set, uset, 8) < 0)
+		return -EFAULT;
+	t->saved_sigmask = t->sigmask;
+	t->restore_sigmask = true;
+	t->sigmask = set & ~UNBLOCKABLE;
+	return 0;
+}
+
+static long poll_sigmask_end(struct task *t, long r)
+{
+	if (r != SYS_BLOCK && t->restore_sigmask) {
+		t->sigmask = t->saved_sigmask;
+		t->restore_sigmask = false;
+	}
+	return r;
+}
+
+long sys_ppoll(struct task *t, const uint64_t *a)
+{
+	long r = poll_timeout(t, a[2]);
+
+	if (r == 0)
+		r = poll_sigmask(t, a[3], a[4]);
+	if (r == 0)
+		r = poll_common(t, a[0], a[1]);
+	return poll_sigmask_end(t, r);
+}
+
+/* select on the deadline already in t->sys_deadline (0: none). */
+static long select_common(struct task *t, int nfds, const uint64_t *u)
 {
 	fd_set sets[3];
 	struct pollfd g[FD_SETSIZE];
 	int i, k, n = 0;
 	long r;
 
-	if (nfds < 0 || nfds > FD_SETSIZE)
+	if (nfds < 0)
 		return -EINVAL;
-	if (!t->sys_again)
-		t->sys_deadline = timeout_ns < 0 ? 0 : now_ns() + timeout_ns + 1;
+	if (nfds > FD_SETSIZE)
+		nfds = FD_SETSIZE;	/* the kernel clamps to its table, too */
 	for (k = 0; k < 3; k++) {
 		FD_ZERO(&sets[k]);
 		if (u[k] && copy_from_guest(t, &sets[k], u[k], (nfds + 7) / 8) < 0)
@@ -709,27 +762,34 @@ static long do_select(struct task *t, int nfds, const uint64_t *u,
 long sys_select(struct task *t, const uint64_t *a)
 {
 	struct timeval tv;
-	int64_t ns = -1;
 
-	if (!t->sys_again && a[4]) {
-		if (copy_from_guest(t, &tv, a[4], sizeof(tv)) < 0)
-			return -EFAULT;
-		ns = tv.tv_sec * 1000000000LL + tv.tv_usec * 1000;
+	if (!t->sys_again) {
+		t->sys_deadline = 0;
+		if (a[4]) {
+			if (copy_from_guest(t, &tv, a[4], sizeof(tv)) < 0)
+				return -EFAULT;
+			if (tv.tv_sec < 0 || tv.tv_usec < 0)
+				return -EINVAL;
+			t->sys_deadline = now_ns() + tv.tv_sec * 1000000000LL +
+					  tv.tv_usec * 1000 + 1;
+		}
 	}
-	return do_select(t, a[0], a + 1, ns);
+	return select_common(t, a[0], a + 1);
 }
 
 long sys_pselect6(struct task *t, const uint64_t *a)
 {
-	struct timespec ts;
-	int64_t ns = -1;
+	uint64_t sig[2] = { 0, 0 };	/* { const sigset_t *ss; size_t len } */
+	long r = poll_timeout(t, a[4]);
 
-	if (!t->sys_again && a[4]) {
-		if (copy_from_guest(t, &ts, a[4], sizeof(ts)) < 0)
-			return -EFAULT;
-		ns = ts_ns(&ts);
-	}
-	return do_select(t, a[0], a + 1, ns);
+	if (r == 0 && !t->sys_again && a[5] &&
+	    copy_from_guest(t, sig, a[5], sizeof(sig)) < 0)
+		r = -EFAULT;
+	if (r == 0)
+		r = poll_sigmask(t, sig[0], sig[1]);
+	if (r == 0)
+		r = select_common(t, a[0], a + 1);
+	return poll_sigmask_end(t, r);
 }
 
 /* ---- futex ---- */

@@ -12,7 +12,6 @@
 
 #include "umlrun.h"
 
-#define UNBLOCKABLE	(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
 #define KSA_RESTORER	0x04000000
 #define SIG_DFL_H	0ULL
 #define SIG_IGN_H	1ULL

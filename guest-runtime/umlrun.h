@@ -33,6 +33,7 @@ struct proc;
 
 #define NSIG_GUEST	64
 #define SIGBIT(s)	(1ULL << ((s) - 1))
+#define UNBLOCKABLE	(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
 
 /* The kernel's valid_signal(), without 0: a number the tables can hold. */
 static inline bool sig_valid(int sig)

@@ -79,8 +79,8 @@ host_case() {
 host_case "dynamic: ls, dash and bash" \
 	'/bin/ls -a sub; /bin/dash -c "echo dash \$((6 * 7))"; /bin/bash -c "x=\$(echo sub); echo bash \${x}"' \
 	/bin/ls /bin/dash /bin/bash
-host_case "dynamic: make runs a Makefile" \
-	'printf "all: a b\na:\n\t@echo made a\nb: a\n\t@echo made b\n" > Makefile; /usr/bin/make -s; /usr/bin/make -s -j2' \
+host_case "dynamic: make runs a Makefile, and two recipes at once with -j2" \
+	'printf "all: c\na:\n\t@sleep 0.3; echo made a\nb:\n\t@sleep 0.1; echo made b\nc: a b\n\t@echo made c\n" > Makefile; /usr/bin/make -s; /usr/bin/make -s -j2 -B' \
 	/usr/bin/make
 host_case "dynamic: gcc -> cc1 -> as -> collect2 -> ld, bit-identical output" \
 	'printf "#include <stdio.h>\nint main(void) { puts(\"compiled\"); return 0; }\n" > h.c; /usr/bin/gcc -O2 -c h.c && /usr/bin/gcc -o h h.o && ./h && md5sum h.o h' \
@@ -121,6 +121,8 @@ expect_output "SA_RESTART restarts a blocked read, EINTR without; itimer, alarm"
 expect_output "job control: stop, WUNTRACED, continue, no EINTR" \
 	"jobctl ok" "$TESTBIN/jobctl"
 expect_output "threads, futexes, tgkill" "threads 80000" "$TESTBIN/threads"
+expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
+	"pmask ok" "$TESTBIN/pmask"
 expect_grep "--strace shows decoded calls" '^\[1\] exit_group(5) = ?' \
 	--strace $BB sh -c 'exit 5'
 expect_grep "--stats counts syscalls" 'exit_group *1' --stats $BB true
