@@ -116,6 +116,9 @@ static int exec_commit(struct task *t, int fd, int ifd, const char *path,
 	}
 	fdt_close_on_exec(p->fdt);
 	sig_exec_reset(p);
+	cred_exec(t);
+	t->keepcaps = false;
+	p->dumpable = true;
 	fast_proc_sync(p);
 	fast_task_setup(t);
 	t->ss_sp = t->ss_size = 0;
@@ -373,6 +376,9 @@ static struct task *init_task(void)
 	t = task_new(p, th, p->pid);
 	if (!t)
 		die("out of memory");
+	cred_init(t);
+	t->timer_slack_ns = 50000;	/* the kernel's default */
+	p->dumpable = true;
 	fast_aspace_init(p);
 	fast_task_setup(t);
 	return t;

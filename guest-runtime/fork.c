@@ -43,6 +43,20 @@ static void clone_tids(struct task *t, struct task *c, uint64_t flags,
 		c->clear_child_tid = ctid;
 }
 
+/*
+ * What a new thread gets from its creator, as copy_process() gives it:
+ * credentials and no_new_privs, the timer slack; not the parent-death
+ * signal, which the kernel clears in every child.
+ */
+static void task_inherit(struct task *c, const struct task *t)
+{
+	cred_inherit(c, t);
+	c->keepcaps = t->keepcaps;
+	c->no_new_privs = t->no_new_privs;
+	c->timer_slack_ns = t->timer_slack_ns;
+	c->pdeath_signal = 0;
+}
+
 static long clone_thread(struct task *t, uint64_t flags, uint64_t stack,
 			 uint64_t ptid, uint64_t ctid, uint64_t tls)
 {
@@ -64,6 +78,7 @@ static long clone_thread(struct task *t, uint64_t flags, uint64_t stack,
 		return -ENOMEM;
 	}
 	c->sigmask = t->sigmask;
+	task_inherit(c, t);
 	child_regs(t, c, flags, stack, tls);
 	clone_tids(t, c, flags, ptid, ctid);
 	fast_task_setup(c);
@@ -96,6 +111,7 @@ static int proc_copy_state(struct proc *p, struct proc *parent,
 		p->cmdline_len = parent->cmdline_len;
 	}
 	p->umask = parent->umask;
+	p->dumpable = parent->dumpable;	/* not subreaper: the kernel's is not */
 	p->pgid = parent->pgid;
 	p->sid = parent->sid;
 	p->parent = (flags & CLONE_PARENT) ? parent->parent : parent;
@@ -136,6 +152,7 @@ static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
 	fast_proc_sync(p);
 	fast_task_setup(c);
 	c->sigmask = t->sigmask;
+	task_inherit(c, t);
 	c->ss_sp = t->ss_sp;
 	c->ss_size = t->ss_size;
 	c->ss_flags = t->ss_flags;

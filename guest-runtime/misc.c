@@ -380,9 +380,20 @@ long sys_rseq(struct task *t, const uint64_t *a)
 	return -ENOSYS;		/* libc then runs without rseq */
 }
 
+static long put_int(struct task *t, uint64_t uaddr, int v)
+{
+	return copy_to_guest(t, uaddr, &v, sizeof(v)) < 0 ? -EFAULT : 0;
+}
+
+/*
+ * The prctl calls glibc, busybox, make, python and their kin use, with
+ * the kernel's argument checks (kernel/sys.c); others are EINVAL, as for
+ * an option the kernel does not know.
+ */
 long sys_prctl(struct task *t, const uint64_t *a)
 {
 	char name[16];
+	long r;
 
 	switch (a[0]) {
 	case PR_SET_NAME:
@@ -393,9 +404,54 @@ long sys_prctl(struct task *t, const uint64_t *a)
 		return 0;
 	case PR_GET_NAME:
 		return copy_to_guest(t, a[1], t->p->comm, 16) < 0 ? -EFAULT : 0;
-	default:
-		return -EINVAL;
+	case PR_SET_PDEATHSIG:
+		if (a[1] > NSIG_GUEST)
+			return -EINVAL;
+		t->pdeath_signal = a[1];
+		return 0;
+	case PR_GET_PDEATHSIG:
+		return put_int(t, a[1], t->pdeath_signal);
+	case PR_SET_CHILD_SUBREAPER:
+		t->p->subreaper = a[1] != 0;
+		return 0;
+	case PR_GET_CHILD_SUBREAPER:
+		return put_int(t, a[1], t->p->subreaper);
+	case PR_SET_NO_NEW_PRIVS:
+		if (a[1] != 1 || a[2] || a[3] || a[4])
+			return -EINVAL;
+		t->no_new_privs = true;	/* and it cannot be unset */
+		return 0;
+	case PR_GET_NO_NEW_PRIVS:
+		if (a[1] || a[2] || a[3] || a[4])
+			return -EINVAL;
+		return t->no_new_privs;
+	case PR_SET_DUMPABLE:
+		if (a[1] > 1)
+			return -EINVAL;
+		t->p->dumpable = a[1];
+		return 0;
+	case PR_GET_DUMPABLE:
+		return t->p->dumpable;
+	case PR_SET_KEEPCAPS:
+		if (a[1] > 1)
+			return -EINVAL;
+		t->keepcaps = a[1];
+		return 0;
+	case PR_GET_KEEPCAPS:
+		return t->keepcaps;
+	case PR_SET_TIMERSLACK:
+		t->timer_slack_ns = (int64_t)a[1] <= 0 ? 50000 : a[1];
+		return 0;
+	case PR_GET_TIMERSLACK:
+		return t->timer_slack_ns;
+	case PR_GET_TID_ADDRESS:
+		return copy_to_guest(t, a[1], &t->clear_child_tid, 8) < 0 ?
+		       -EFAULT : 0;
+	case PR_GET_SECCOMP:
+		return 0;	/* the guest has no filter of its own */
 	}
+	r = cred_prctl(t, a);
+	return r == -ENOSYS ? -EINVAL : r;
 }
 
 /* ---- time ---- */

@@ -134,21 +134,75 @@ void task_exit(struct task *t, int code)
 	task_unlink(t);
 }
 
+/*
+ * Who adopts the children of @p: its nearest living ancestor that is a
+ * child subreaper (PR_SET_CHILD_SUBREAPER), else init, as the kernel's
+ * find_new_reaper().
+ */
+static struct proc *new_reaper(struct proc *p)
+{
+	struct proc *r;
+
+	for (r = p->parent; r && r != init_proc; r = r->parent)
+		if (r->subreaper && r->state == PROC_ALIVE)
+			return r;
+	return init_proc;
+}
+
+/*
+ * @c lost its parent @p: each signal its threads asked for with
+ * PR_SET_PDEATHSIG goes to it, SIGKILL last (the only one that ends it
+ * at once: @c may be freed after it).
+ */
+static void send_pdeath(struct proc *c, struct proc *p)
+{
+	struct ksiginfo si = { .code = 0 /* SI_USER */, .pid = p->pid,
+			       .uid = getuid() };
+	uint64_t sigs = 0;
+	struct task *t;
+
+	for (t = c->threads; t; t = t->next_in_proc)
+		if (sig_valid(t->pdeath_signal))
+			sigs |= SIGBIT(t->pdeath_signal);
+	sigs &= ~SIGBIT(SIGKILL);
+	while (sigs) {
+		si.signo = __builtin_ctzll(sigs) + 1;
+		sigs &= sigs - 1;
+		sig_send_proc(c, &si);
+	}
+	for (t = c->threads; t; t = t->next_in_proc) {
+		if (t->pdeath_signal == SIGKILL) {
+			si.signo = SIGKILL;
+			sig_send_proc(c, &si);
+			return;
+		}
+	}
+}
+
 static void reparent_children(struct proc *p)
 {
-	struct proc *c;
+	struct proc *c, *next, *reaper = new_reaper(p);
 	bool zombies = false;
 
 	for (c = procs; c; c = c->next) {
 		if (c->parent != p)
 			continue;
-		c->parent = init_proc;
+		c->parent = reaper;
+		c->lost_parent = c->state == PROC_ALIVE;
 		fast_proc_sync(c);
 		if (c->state == PROC_ZOMBIE)
 			zombies = true;
 	}
-	if (zombies && init_proc->state == PROC_ALIVE)
-		wake_children_waiters(init_proc);
+	if (zombies && reaper->state == PROC_ALIVE)
+		wake_children_waiters(reaper);
+	/* A SIGKILL may reap the child it ends, and only that one. */
+	for (c = procs; c; c = next) {
+		next = c->next;
+		if (c->lost_parent) {
+			c->lost_parent = false;
+			send_pdeath(c, p);
+		}
+	}
 }
 
 static void notify_parent(struct proc *p)

@@ -215,6 +215,12 @@ struct task {
 	uint64_t sys_done;	/* bytes already moved by a partial write */
 	int64_t sys_deadline;
 	struct waitinfo w;
+	/* Capabilities (cred.c) and prctl's per-thread settings (misc.c). */
+	uint64_t cap_eff, cap_prm, cap_inh, cap_bset, cap_amb;
+	int pdeath_signal;	/* PR_SET_PDEATHSIG: sent when the parent exits */
+	bool keepcaps;
+	bool no_new_privs;
+	uint64_t timer_slack_ns;
 };
 
 enum proc_state { PROC_ALIVE, PROC_ZOMBIE };
@@ -248,6 +254,9 @@ struct proc {
 	bool stopped;		/* job control: its threads do not run */
 	int stop_report;	/* wait status not yet collected by WUNTRACED, */
 	bool cont_report;	/* ... and by WCONTINUED */
+	bool subreaper;		/* PR_SET_CHILD_SUBREAPER */
+	bool lost_parent;	/* reparent_children(): pdeath signals due */
+	bool dumpable;		/* PR_SET_DUMPABLE (the kernel's is per mm) */
 	int64_t itimer_next;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off */
 	int64_t itimer_interval;
 	/* What the host answers for the CONST syscalls (fast.c). */
@@ -260,6 +269,12 @@ extern int nprocs;
 extern struct proc *init_proc;
 
 struct proc *proc_by_pid(int pid);
+
+/* cred.c */
+void cred_init(struct task *t);
+void cred_inherit(struct task *c, const struct task *t);
+void cred_exec(struct task *t);
+long cred_prctl(struct task *t, const uint64_t *a);
 struct task *task_by_tid(int tid);
 int pid_alloc(void);
 struct task *task_new(struct proc *p, struct uml_thread *th, int tid);

@@ -123,6 +123,8 @@ expect_output "job control: stop, WUNTRACED, continue, no EINTR" \
 expect_output "threads, futexes, tgkill" "threads 80000" "$TESTBIN/threads"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
+expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \
+	"prctl ok" "$TESTBIN/prctl"
 expect_grep "--strace shows decoded calls" '^\[1\] exit_group(5) = ?' \
 	--strace $BB sh -c 'exit 5'
 expect_grep "--stats counts syscalls" 'exit_group *1' --stats $BB true
