@@ -722,47 +722,15 @@ static int poll_timeout(struct task *t, uint64_t uts)
 	return 0;
 }
 
-/*
- * ppoll's and pselect6's signal mask, as the kernel's set_user_sigmask():
- * in force while the call waits; a signal that ends the wait is handled
- * with it and its frame restores the old one; a call that returns by
- * itself restores it at once (poll_sigmask_end()), so a signal it alone
- * unblocked stays pending, as with restore_saved_sigmask_unless().
- */
-static int poll_sigmask(struct task *t, uint64_t uset, uint64_t size)
-{
-	uint64_t set;
-
-	if (t->sys_again || !uset)
-		return 0;
-	if (size != 8)
-		return -EINVAL;
-	if (copy_from_guest(t, &set, uset, 8) < 0)
-		return -EFAULT;
-	t->saved_sigmask = t->sigmask;
-	t->restore_sigmask = true;
-	t->sigmask = set & ~UNBLOCKABLE;
-	return 0;
-}
-
-static long poll_sigmask_end(struct task *t, long r)
-{
-	if (r != SYS_BLOCK && t->restore_sigmask) {
-		t->sigmask = t->saved_sigmask;
-		t->restore_sigmask = false;
-	}
-	return r;
-}
-
 long sys_ppoll(struct task *t, const uint64_t *a)
 {
 	long r = poll_timeout(t, a[2]);
 
 	if (r == 0)
-		r = poll_sigmask(t, a[3], a[4]);
+		r = sig_wait_mask(t, a[3], a[4]);
 	if (r == 0)
 		r = poll_common(t, a[0], a[1]);
-	return poll_sigmask_end(t, r);
+	return sig_wait_mask_end(t, r);
 }
 
 /* select on the deadline already in t->sys_deadline (0: none). */
@@ -842,10 +810,10 @@ long sys_pselect6(struct task *t, const uint64_t *a)
 	    copy_from_guest(t, sig, a[5], sizeof(sig)) < 0)
 		r = -EFAULT;
 	if (r == 0)
-		r = poll_sigmask(t, sig[0], sig[1]);
+		r = sig_wait_mask(t, sig[0], sig[1]);
 	if (r == 0)
 		r = select_common(t, a[0], a + 1);
-	return poll_sigmask_end(t, r);
+	return sig_wait_mask_end(t, r);
 }
 
 /* ---- futex ---- */

@@ -461,6 +461,38 @@ bool sig_deliver(struct task *t)
 	return true;
 }
 
+/*
+ * The signal mask of a wait (ppoll, pselect6, epoll_pwait), as the kernel's set_user_sigmask():
+ * in force while the call waits; a signal that ends the wait is handled
+ * with it and its frame restores the old one; a call that returns by
+ * itself restores it at once (sig_wait_mask_end()), so a signal it alone
+ * unblocked stays pending, as with restore_saved_sigmask_unless().
+ */
+int sig_wait_mask(struct task *t, uint64_t uset, uint64_t size)
+{
+	uint64_t set;
+
+	if (t->sys_again || !uset)
+		return 0;
+	if (size != 8)
+		return -EINVAL;
+	if (copy_from_guest(t, &set, uset, 8) < 0)
+		return -EFAULT;
+	t->saved_sigmask = t->sigmask;
+	t->restore_sigmask = true;
+	t->sigmask = set & ~UNBLOCKABLE;
+	return 0;
+}
+
+long sig_wait_mask_end(struct task *t, long r)
+{
+	if (r != SYS_BLOCK && t->restore_sigmask) {
+		t->sigmask = t->saved_sigmask;
+		t->restore_sigmask = false;
+	}
+	return r;
+}
+
 /* execve: caught signals go back to their default action. */
 void sig_exec_reset(struct proc *p)
 {

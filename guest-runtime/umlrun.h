@@ -60,7 +60,11 @@ extern bool root_is_slash;
 
 /* ---- files (fd.c) ------------------------------------------------------ */
 
+/* Files that are more than a host fd to the runtime. */
+enum file_kind { FILE_PLAIN, FILE_EPOLL, FILE_EVENTFD, FILE_TIMERFD };
+
 struct file {
+	enum file_kind kind;
 	int refs;
 	int hostfd;
 	int flags;		/* guest O_ACCMODE | O_APPEND | O_NONBLOCK ... */
@@ -334,6 +338,8 @@ void exec_args_free(struct exec_args *a);
 /* ---- signals (signal.c) ------------------------------------------------ */
 
 void sig_send_task(struct task *t, const struct ksiginfo *si);
+int sig_wait_mask(struct task *t, uint64_t uset, uint64_t size);
+long sig_wait_mask_end(struct task *t, long r);
 void sig_send_proc(struct proc *p, const struct ksiginfo *si);
 void sig_force(struct task *t, const struct ksiginfo *si);
 bool sig_deliver(struct task *t);	/* false if the task died */

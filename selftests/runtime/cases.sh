@@ -125,6 +125,7 @@ expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \
 	"prctl ok" "$TESTBIN/prctl"
+expect_output "eventfd, timerfd and epoll, as the kernel's" "evfd ok" "$TESTBIN/evfd"
 expect_grep "--strace shows decoded calls" '^\[1\] exit_group(5) = ?' \
 	--strace $BB sh -c 'exit 5'
 expect_grep "--stats counts syscalls" 'exit_group *1' --stats $BB true
