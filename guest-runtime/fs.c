@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "umlrun.h"
@@ -864,4 +866,92 @@ int exec_open(struct task *t, int dirfd, const char *path, int *fdp,
 	*hostpath = strdup(host);
 	*fdp = fd;
 	return 0;
+}
+
+/* ---- AF_UNIX path names (socket.c) ---- */
+
+/* The (dev, inode) of every socket a guest bound: what it may connect to. */
+static struct { dev_t dev; ino_t ino; } *guest_socks;
+static size_t n_guest_socks, cap_guest_socks;
+
+static bool guest_sock_known(const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < n_guest_socks; i++)
+		if (guest_socks[i].dev == st->st_dev &&
+		    guest_socks[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+static void guest_sock_add(const struct stat *st)
+{
+	if (guest_sock_known(st))
+		return;
+	if (n_guest_socks == cap_guest_socks) {
+		size_t cap = cap_guest_socks ? cap_guest_socks * 2 : 16;
+		void *n = realloc(guest_socks, cap * sizeof(*guest_socks));
+
+		if (!n)
+			return;	/* it just cannot be connected to */
+		guest_socks = n;
+		cap_guest_socks = cap;
+	}
+	guest_socks[n_guest_socks].dev = st->st_dev;
+	guest_socks[n_guest_socks++].ino = st->st_ino;
+}
+
+/*
+ * bind (@bind) or connect host socket @sock to the guest's path name
+ * @path, resolved as every guest path is (its cwd, --root).  The kernel
+ * takes a socket's name relative to the caller's cwd, so the runtime
+ * makes the call from the directory the name lies in and goes back.
+ * bind creates a file (--rw only); connect reaches only a socket a guest
+ * bound, unless --net=host.  0 or -errno (EINPROGRESS for a connect that
+ * goes on).
+ */
+int unix_path_op(struct task *t, const char *path, int sock, bool bind_it)
+{
+	static int runtime_cwd = -1;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct hpath hp;
+	struct stat st;
+	int r;
+
+	if (runtime_cwd < 0)
+		runtime_cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (strlen(path) >= sizeof(hp.buf))
+		return -ENAMETOOLONG;
+	strcpy(hp.buf, path);
+	r = path_resolve(t, AT_FDCWD, &hp, !bind_it);
+	if (r < 0)
+		goto out;
+	if (bind_it && (r = path_may_write(&hp)) < 0)
+		goto out;
+	if (!bind_it && opt.net != NET_HOST &&
+	    (fstatat(hp.dirfd, hp.name, &st, 0) < 0 || !S_ISSOCK(st.st_mode) ||
+	     !guest_sock_known(&st))) {
+		r = fstatat(hp.dirfd, hp.name, &st, 0) < 0 ? -errno : -ECONNREFUSED;
+		goto out;
+	}
+	if (strlen(hp.name) >= sizeof(sun.sun_path)) {
+		r = -ENAMETOOLONG;
+		goto out;
+	}
+	strcpy(sun.sun_path, hp.name);
+	if (hp.dirfd != AT_FDCWD && (runtime_cwd < 0 || fchdir(hp.dirfd) < 0)) {
+		r = -errno;
+		goto out;
+	}
+	r = (bind_it ? bind(sock, (struct sockaddr *)&sun, sizeof(sun))
+		     : connect(sock, (struct sockaddr *)&sun, sizeof(sun))) < 0 ?
+	    -errno : 0;
+	if (r == 0 && bind_it && fstatat(AT_FDCWD, sun.sun_path, &st, 0) == 0)
+		guest_sock_add(&st);
+	if (hp.dirfd != AT_FDCWD && fchdir(runtime_cwd) < 0)
+		die("cannot return to the runtime's directory");
+out:
+	hpath_put(&hp);
+	return r;
 }

@@ -51,6 +51,7 @@ struct options {
 	bool no_fast;		/* no fast tiers, no vDSO: every syscall traps */
 	int max_procs;
 	enum uml_backend backend;
+	enum { NET_INET, NET_NONE, NET_HOST } net;	/* --net= */
 };
 
 extern struct options opt;
@@ -61,7 +62,8 @@ extern bool root_is_slash;
 /* ---- files (fd.c) ------------------------------------------------------ */
 
 /* Files that are more than a host fd to the runtime. */
-enum file_kind { FILE_PLAIN, FILE_EPOLL, FILE_EVENTFD, FILE_TIMERFD };
+enum file_kind { FILE_PLAIN, FILE_EPOLL, FILE_EVENTFD, FILE_TIMERFD,
+		 FILE_SOCKET };
 
 struct file {
 	enum file_kind kind;
@@ -73,6 +75,10 @@ struct file {
 	bool fifo;		/* a named pipe, opened non-blocking on the host */
 	bool procdir;		/* the host's /proc: listed with guest pids */
 	bool in_proc;		/* on the host's procfs (procfs.c) */
+	/* Sockets (socket.c) */
+	int sock_family, sock_type;
+	int peer_pid;		/* SO_PEERCRED's guest pid, 0 if not known */
+	bool connecting;	/* a blocking connect is waiting */
 	char *dirbuf;		/* procdir: the listing being read */
 	size_t dirlen, dirpos;
 };
@@ -279,6 +285,9 @@ void cred_init(struct task *t);
 void cred_inherit(struct task *c, const struct task *t);
 void cred_exec(struct task *t);
 long cred_prctl(struct task *t, const uint64_t *a);
+
+/* fs.c, for socket.c */
+int unix_path_op(struct task *t, const char *path, int sock, bool bind_it);
 struct task *task_by_tid(int tid);
 int pid_alloc(void);
 struct task *task_new(struct proc *p, struct uml_thread *th, int tid);
