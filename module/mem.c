@@ -237,7 +237,8 @@ static void skas_mem_req_free(struct skas_mem_req *req)
 {
 	unsigned int i;
 
-	for (i = 0; i < req->count; i++)
+	/* files is NULL if its allocation failed. */
+	for (i = 0; req->files && i < req->count; i++)
 		if (req->files[i])
 			fput(req->files[i]);
 	kvfree(req->files);
