@@ -135,7 +135,7 @@ struct skas_aspace *skas_aspace_new(kuid_t owner)
 	struct skas_aspace *as;
 	int ret;
 
-	as = kzalloc(sizeof(*as), GFP_KERNEL);
+	as = kzalloc(sizeof(*as), GFP_KERNEL_ACCOUNT);
 	if (!as)
 		return ERR_PTR(-ENOMEM);
 	ret = skas_hooks_get();

@@ -97,7 +97,7 @@ unsigned long skas_find_syscall_insn(void)
 	if (vma && vma->vm_start == vdso)
 		len = min(vma->vm_end - vma->vm_start, 4 * PAGE_SIZE);
 	mmap_read_unlock(current->mm);
-	buf = kmalloc(4 * PAGE_SIZE, GFP_KERNEL);
+	buf = kmalloc(4 * PAGE_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!buf || !len || copy_from_user(buf, (void __user *)vdso, len))
 		goto out;
 	for (off = 0; off + 1 < len; off++) {

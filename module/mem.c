@@ -251,8 +251,10 @@ static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops)
 	struct skas_mem_op *op;
 	unsigned int i;
 
-	req->ops = kvmalloc_array(req->count, sizeof(*req->ops), GFP_KERNEL);
-	req->files = kvcalloc(req->count, sizeof(*req->files), GFP_KERNEL);
+	req->ops = kvmalloc_array(req->count, sizeof(*req->ops),
+				  GFP_KERNEL_ACCOUNT);
+	req->files = kvcalloc(req->count, sizeof(*req->files),
+			      GFP_KERNEL_ACCOUNT);
 	if (!req->ops || !req->files)
 		return -ENOMEM;
 	if (copy_from_user(req->ops, u64_to_user_ptr(uops),
@@ -408,7 +410,7 @@ long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write)
 		put_task_struct(task);
 		return -EINVAL;
 	}
-	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!buf) {
 		put_task_struct(task);
 		return -ENOMEM;

@@ -105,7 +105,7 @@ struct skas_mem_req {
  * @attached:   the first stop happened: the thread can be run
  * @state:      enum skas_thread_state
  * @task:       the host task (a task reference is held), or NULL
- * @run:        the run page (vmalloc_user(), mmapped by the runtime)
+ * @run:        the run page (one accounted page, mmapped by the runtime)
  * @ev:         the event recorded in atomic context (probes), copied to
  *              the run page by the guest when it parks
  * @entry_ax:   regs->ax at a trapped syscall's entry (to check the skip)

@@ -31,7 +31,6 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 #include <asm/fsgsbase.h>
 #include <asm/msr.h>
 #include <asm/segment.h>
@@ -53,7 +52,7 @@ static void skas_thread_free(struct work_struct *work)
 	mutex_unlock(&as->lock);
 	if (t->task)
 		put_task_struct(t->task);
-	vfree(t->run);
+	free_page((unsigned long)t->run);
 	kfree(t);
 	skas_aspace_put(as);
 	skas_objects_dec();
@@ -956,6 +955,27 @@ static long skas_thread_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
+/*
+ * The run page is an ordinary page (alloc_page(GFP_KERNEL_ACCOUNT), as
+ * KVM's), mapped at fault time like KVM's: vmalloc_user(), which
+ * remap_vmalloc_range() needs, has no accounted variant, and the mapping
+ * keeps the file, hence the thread and its page, alive.
+ */
+static vm_fault_t skas_run_fault(struct vm_fault *vmf)
+{
+	struct skas_thread *t = vmf->vma->vm_file->private_data;
+
+	if (vmf->pgoff)
+		return VM_FAULT_SIGBUS;
+	vmf->page = virt_to_page(t->run);
+	get_page(vmf->page);
+	return 0;
+}
+
+static const struct vm_operations_struct skas_run_vm_ops = {
+	.fault = skas_run_fault,
+};
+
 static int skas_thread_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct skas_thread *t = file->private_data;
@@ -965,7 +985,8 @@ static int skas_thread_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != SKAS_RUN_PAGE_SIZE ||
 	    !(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	return remap_vmalloc_range(vma, t->run, 0);
+	vma->vm_ops = &skas_run_vm_ops;
+	return 0;
 }
 
 static __poll_t skas_thread_poll(struct file *file, poll_table *wait)
@@ -1060,12 +1081,16 @@ struct file *skas_thread_file(struct skas_thread *t)
 struct skas_thread *skas_thread_new(struct skas_aspace *as)
 {
 	struct skas_thread *t;
+	struct page *page;
 
 	BUILD_BUG_ON(sizeof(struct skas_run) > SKAS_RUN_PAGE_SIZE);
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return NULL;
-	t->run = vmalloc_user(SKAS_RUN_PAGE_SIZE);
+	/* As KVM's run page: charged to the caller's memory cgroup. */
+	BUILD_BUG_ON(SKAS_RUN_PAGE_SIZE != PAGE_SIZE);
+	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	t->run = page ? page_address(page) : NULL;
 	if (!t->run) {
 		kfree(t);
 		return NULL;
