@@ -12,6 +12,7 @@
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/module.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -78,9 +79,10 @@ static bool skas_task_range_reserved(struct task_struct *task,
 }
 
 /*
- * SKAS_INSTALL_FD in the guest: take the lowest free number, then move it
- * to the target with a native dup3() (which replaces what is there); the
- * temporary number is closed in skas_mem_native_result().
+ * SKAS_INSTALL_FD in the guest: take the lowest free number with
+ * receive_fd() (the LSM's file_receive check, as for SCM_RIGHTS), then
+ * move it to the target with a native dup3() (which replaces what is
+ * there); the temporary number is closed in skas_mem_native_result().
  */
 static int skas_install_fd_exec(struct skas_thread *t,
 				const struct skas_mem_op *op, struct file *file)
@@ -90,10 +92,9 @@ static int skas_install_fd_exec(struct skas_thread *t,
 	struct skas_mem_req *req = t->req;
 	int fd, ret;
 
-	fd = get_unused_fd_flags(flags);
+	fd = skas_receive_fd(file, flags);
 	if (fd < 0)
 		return fd;
-	fd_install(fd, get_file(file));
 	if (fd == op->addr)
 		return 0;
 	args[0] = fd;
@@ -319,9 +320,15 @@ long skas_aspace_mem(struct skas_aspace *as, void __user *uarg)
  * @as:   the address space.
  * @uarg: user pointer to a struct skas_install_fd.
  *
- * Return: 0, or -EFAULT, -EINVAL (bad size, flags, reserved, or a negative
- * target), -EBADF (bad runtime fd, or a target above the guest's
- * RLIMIT_NOFILE), -EMFILE, -ENOENT, -EBUSY, -ESRCH (as SKAS_MEM).
+ * A skas descriptor (/dev/skas, an address space, a thread) is refused: in
+ * a guest's table it would keep its own address space alive (the last
+ * close is what kills the guest) after the runtime is gone, and hand the
+ * guest the ioctls that drive it.
+ *
+ * Return: 0, or -EFAULT, -EINVAL (bad size, flags, reserved, a negative
+ * target, or a skas descriptor), -EBADF (bad runtime fd, or a target above
+ * the guest's RLIMIT_NOFILE), -EMFILE, -ENOENT, -EBUSY, -ESRCH (as
+ * SKAS_MEM), or the LSM's error.
  */
 long skas_aspace_install_fd(struct skas_aspace *as, void __user *uarg)
 {
@@ -340,6 +347,11 @@ long skas_aspace_install_fd(struct skas_aspace *as, void __user *uarg)
 	file = fget(args.fd);
 	if (!file)
 		return -EBADF;
+	/* Every skas file has .owner = THIS_MODULE (misc_open() sets ours). */
+	if (file->f_op->owner == THIS_MODULE) {
+		fput(file);
+		return -EINVAL;
+	}
 	op.addr = args.target;
 	op.flags = args.flags;
 	req.files = &file;
