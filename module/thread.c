@@ -652,6 +652,13 @@ static long skas_thread_attach(struct skas_thread *t, void __user *uarg)
 	if (!current->mm || get_nr_threads(current) != 1 ||
 	    atomic_read(&current->mm->mm_users) != 1)
 		return -EBUSY;
+	/*
+	 * Nor its fd table (a CLONE_FILES peer): hollowing would close the
+	 * peer's descriptors, and NATIVE I/O would reach them.  Only the stub
+	 * itself could share it later, and it never runs its code again.
+	 */
+	if (atomic_read(&current->files->count) != 1)
+		return -EBUSY;
 #ifdef CONFIG_RSEQ
 	if (current->rseq)
 		return -EBUSY;
