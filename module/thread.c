@@ -41,6 +41,29 @@
 
 static void skas_thread_kick_locked(struct skas_thread *t);
 
+/*
+ * Module text must outlive our task_work callbacks.  Their last statement
+ * drops their thread reference, which may be the last one: then this
+ * free, skas_objects_dec() and module exit could all be done before the
+ * callback has returned through module text.  module_put() at the end of
+ * a callback would leave the same window; the kernel closes it for files
+ * by dropping the module in __fput() after ->release() has returned, for
+ * kthreads with module_put_and_kthread_exit(), which never returns.
+ *
+ * Here: a thread's callbacks run only in t->task, and one can hold the
+ * last reference only once the task has left the task hash, in do_exit()
+ * (the sched_process_exit probe); from then on it runs from
+ * exit_task_work(), which has returned, with every callback it ran, when
+ * exit_notify() sets exit_state.  So the free waits for exit_state before
+ * the object count that module exit waits for goes down.  The wait is
+ * short: nothing between exit_task_work() and exit_notify() sleeps long.
+ */
+static void skas_thread_wait_task_done(struct task_struct *task)
+{
+	while (!READ_ONCE(task->exit_state))
+		schedule_timeout_uninterruptible(1);
+}
+
 static void skas_thread_free(struct work_struct *work)
 {
 	struct skas_thread *t = container_of(to_rcu_work(work),
@@ -50,8 +73,10 @@ static void skas_thread_free(struct work_struct *work)
 	mutex_lock(&as->lock);
 	list_del(&t->node);
 	mutex_unlock(&as->lock);
-	if (t->task)
+	if (t->task) {
+		skas_thread_wait_task_done(t->task);
 		put_task_struct(t->task);
+	}
 	free_page((unsigned long)t->run);
 	kfree(t);
 	skas_aspace_put(as);
