@@ -454,17 +454,51 @@ static void nth_undo(struct nth_ctx *c, enum nth_op op, int ret)
 }
 
 /*
+ * Every slab allocation of this task fails while @on (failslab's
+ * task-filter and /proc/self/make-it-fail): for an allocation whose single
+ * failure a fallback hides (kvmalloc() tries vmalloc()).  The files are
+ * opened before, so that turning it off allocates nothing.
+ */
+static int all_fail(int mif, bool on)
+{
+	static const char *const knobs[][3] = {
+		{ "/sys/kernel/debug/failslab/task-filter", "N", "Y" },
+		{ "/sys/kernel/debug/failslab/interval", "1", "1" },
+		{ "/sys/kernel/debug/failslab/times", "0", "-1" },
+		{ "/sys/kernel/debug/failslab/probability", "0", "100" },
+	};
+
+	unsigned int i, n = sizeof(knobs) / sizeof(knobs[0]);
+
+	/*
+	 * In an order that never lets the failures reach another task: the
+	 * task filter first on, last off.
+	 */
+	if (!on && pwrite(mif, "0", 1, 0) != 1)
+		return -errno;
+	for (i = 0; i < n; i++)
+		if (write_str(knobs[on ? i : n - 1 - i][0],
+			      knobs[on ? i : n - 1 - i][on ? 2 : 1]))
+			return -errno;
+	if (on && pwrite(mif, "1", 1, 0) != 1)
+		return -errno;
+	return 0;
+}
+
+/*
  * Walk the allocation failures of each ioctl one by one: fail the n-th
  * fault point, n = 1, 2, ... until a call runs without reaching it.  Each
  * call must succeed or fail with ENOMEM, and leave the object count as it
  * was (kmemleak, at the end of the VM run, checks the rest).  At least one
- * failure per ioctl must reach the caller as ENOMEM.
+ * failure per ioctl must reach the caller as ENOMEM; SKAS_SET_POLICY's
+ * table is a kvcalloc(), whose vmalloc() fallback hides any one failure,
+ * so it also runs with every slab allocation failing.
  */
 TEST_F_TIMEOUT(guest, fail_nth_walks_allocation_failures, 300)
 {
 	struct nth_ctx c = { .g = &self->g };
-	int fd, ret, enomem;
-	long base;
+	long base = skas_param("objects");
+	int fd, mif, ret, enomem;
 	char byte = 1;
 
 	fd = nth_open(_metadata);
@@ -485,7 +519,6 @@ TEST_F_TIMEOUT(guest, fail_nth_walks_allocation_failures, 300)
 	for (enum nth_op op = 0; op < NTH_OPS; op++) {
 		enomem = 0;
 		for (int n = 1; n < 500; n++) {
-			base = skas_param("objects");
 			nth_prepare(&c, op);
 			nth_arm(fd, n);
 			ret = nth_do(&c, op);
@@ -508,6 +541,22 @@ TEST_F_TIMEOUT(guest, fail_nth_walks_allocation_failures, 300)
 				       nth_names[op], n);
 			/* The guest lives on through every failure. */
 			ASSERT_EQ(0, waitpid(self->g.pid, NULL, WNOHANG));
+		}
+		if (op == NTH_SET_POLICY) {
+			mif = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+			ASSERT_LE(0, mif);
+			nth_prepare(&c, op);
+			ASSERT_LE(0, c.fresh);
+			ASSERT_EQ(0, all_fail(mif, true));
+			ret = nth_do(&c, op);
+			ASSERT_EQ(0, all_fail(mif, false));
+			close(mif);
+			EXPECT_EQ(-ENOMEM, ret);
+			enomem += ret == -ENOMEM;
+			/* The table was not kept: the next call allocates it. */
+			EXPECT_EQ(0, nth_do(&c, op));
+			nth_undo(&c, op, ret);
+			EXPECT_EQ(base, objects_settle(base));
 		}
 		EXPECT_LT(0, enomem) TH_LOG("%s: no failure reached the caller",
 					    nth_names[op]);
