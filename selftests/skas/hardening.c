@@ -138,6 +138,30 @@ TEST_F(guest, install_fd_refuses_skas_descriptors)
 }
 
 /*
+ * The same cycle through a mapping: a guest mapping of a thread's run page
+ * holds the thread's file.  SKAS_MEM refuses skas descriptors for file
+ * mappings (the others have no mmap).
+ */
+TEST_F(guest, mem_map_refuses_skas_descriptors)
+{
+	int other = skas_create_thread(self->g.as);
+
+	ASSERT_LE(0, other);
+	EXPECT_EQ(-EINVAL, skas_mem1(self->g.as, SKAS_MEM_MAP, FILEMAP, 4096,
+				     PROT_READ | PROT_WRITE, SKAS_MAP_SHARED,
+				     self->g.thread, 0));
+	EXPECT_EQ(-EINVAL, skas_mem1(self->g.as, SKAS_MEM_MAP, FILEMAP, 4096,
+				     PROT_READ | PROT_WRITE, SKAS_MAP_SHARED,
+				     other, 0));
+	EXPECT_EQ(-EINVAL, skas_mem1(self->g.as, SKAS_MEM_MAP, FILEMAP, 4096,
+				     PROT_READ, SKAS_MAP_SHARED, self->g.as,
+				     0));
+	close(other);
+	/* Nothing was mapped there. */
+	EXPECT_EQ(-EFAULT, skas_rw(self->g.as, false, FILEMAP, &other, 1));
+}
+
+/*
  * A stub sharing its fd table (clone(CLONE_FILES) without CLONE_VM):
  * hollowing would close the other task's descriptors, and NATIVE I/O
  * would reach them.  SKAS_ATTACH says EBUSY; nothing is closed.
