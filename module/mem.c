@@ -12,7 +12,6 @@
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
-#include <linux/module.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -269,6 +268,9 @@ static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops)
 			req->files[i] = fget(op->fd);
 			if (!req->files[i])
 				return -EBADF;
+			/* A run page in the guest: see skas_file_is_ours(). */
+			if (skas_file_is_ours(req->files[i]))
+				return -EINVAL;
 		}
 	}
 	return 0;
@@ -282,7 +284,8 @@ static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops)
  * Every operation is checked (and its file taken) before any is run.
  *
  * Return: the number of operations done, or -errno if none was: -EFAULT,
- * -EINVAL, -EBADF (bad fd of a file mapping), -ENOMEM, -ENOENT (no thread
+ * -EINVAL (a bad operation, or a file mapping of a skas descriptor),
+ * -EBADF (bad fd of a file mapping), -ENOMEM, -ENOENT (no thread
  * attached), -EBUSY (no stopped thread: they are all being run), -ESRCH
  * (the threads are dead), or the first operation's error.
  */
@@ -347,8 +350,7 @@ long skas_aspace_install_fd(struct skas_aspace *as, void __user *uarg)
 	file = fget(args.fd);
 	if (!file)
 		return -EBADF;
-	/* Every skas file has .owner = THIS_MODULE (misc_open() sets ours). */
-	if (file->f_op->owner == THIS_MODULE) {
+	if (skas_file_is_ours(file)) {
 		fput(file);
 		return -EINVAL;
 	}

@@ -8,6 +8,7 @@
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -267,6 +268,18 @@ static inline bool skas_dying(void)
 static inline struct sighand_struct *skas_sighand(void)
 {
 	return rcu_dereference_protected(current->sighand, 1);
+}
+
+/*
+ * A skas file: /dev/skas (misc_open() installs our fops), an address
+ * space's, a thread's; all have .owner = THIS_MODULE.  Never handed to a
+ * guest: in its fd table or its mm it would keep its own objects alive
+ * (the last close of those is what ends the guest) and give it the
+ * ioctls that drive guests.
+ */
+static inline bool skas_file_is_ours(const struct file *file)
+{
+	return file->f_op->owner == THIS_MODULE;
 }
 
 /* Check that @n u64 words at @p are zero. */
