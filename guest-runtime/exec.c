@@ -83,6 +83,33 @@ static void set_comm(struct proc *p, const char *path)
 	p->comm[sizeof(p->comm) - 1] = 0;
 }
 
+/*
+ * A CLONE_VM child execs: it gets an address space of its own (a fork of
+ * the thread, whose memory exec empties next), and its thread in its
+ * parent's address space ends.
+ */
+static int exec_unshare(struct task *t)
+{
+	struct uml_aspace *old = t->p->as, *as;
+	struct uml_thread *th, *oth = t->th;
+	struct proc *q;
+	int r;
+
+	r = uml_thread_clone(t->th, 0, &th, &as);
+	if (r < 0)
+		return r;
+	for (q = procs; q; q = q->next)
+		if (q->as == old && !q->as_shared)
+			fast_proc_inherit(t->p, q);	/* what the copy holds */
+	t->th = th;
+	uml_thread_set_data(th, t);
+	t->p->as = as;
+	uml_thread_destroy(oth);
+	proc_as_leave(t->p, old);
+	fast_task_setup(t);
+	return 0;
+}
+
 /* The point of no return: the old image goes. */
 static int exec_commit(struct task *t, int fd, int ifd, const char *path,
 		       char *hostpath, struct exec_args *a)
@@ -95,7 +122,9 @@ static int exec_commit(struct task *t, int fd, int ifd, const char *path,
 
 		task_exit(o, 0);
 	}
-	r = uml_aspace_reset(p->as);
+	r = p->as_shared ? exec_unshare(t) : 0;
+	if (r == 0)
+		r = uml_aspace_reset(p->as);
 	if (r == 0)
 		r = elf_load(t, fd, ifd, path, a);
 	if (r < 0) {

@@ -89,7 +89,12 @@ static long clone_thread(struct task *t, uint64_t flags, uint64_t stack,
 static int proc_copy_state(struct proc *p, struct proc *parent,
 			   uint64_t flags)
 {
-	p->mm = mm_copy(parent->mm);
+	if (p->as_shared) {
+		p->mm = parent->mm;
+		p->mm->refs++;
+	} else {
+		p->mm = mm_copy(parent->mm);
+	}
 	if (flags & CLONE_FILES) {
 		p->fdt = parent->fdt;
 		p->fdt->refs++;
@@ -130,15 +135,29 @@ static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
 
 	if (nprocs >= opt.max_procs)
 		return -EAGAIN;
-	r = uml_thread_clone(t->th, 0, &th, &as);
+	/*
+	 * CLONE_VM (vfork, posix_spawn): the child is a new process whose
+	 * thread runs in the parent's address space until it execs or exits
+	 * (exec.c and proc.c then give it its own, or just end the thread).
+	 */
+	if (flags & CLONE_VM) {
+		as = t->p->as;
+		r = uml_thread_clone(t->th, UML_CLONE_THREAD, &th, NULL);
+	} else {
+		r = uml_thread_clone(t->th, 0, &th, &as);
+	}
 	if (r < 0)
 		return r;
 	p = proc_alloc();
 	if (!p) {
-		uml_aspace_destroy(as);
+		if (flags & CLONE_VM)
+			uml_thread_destroy(th);
+		else
+			uml_aspace_destroy(as);
 		return -EAGAIN;
 	}
 	p->as = as;
+	p->as_shared = flags & CLONE_VM;
 	p->state = PROC_ALIVE;
 	c = task_new(p, th, p->pid);
 	if (!c || proc_copy_state(p, t->p, flags) < 0) {
@@ -148,8 +167,12 @@ static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
 		return -ENOMEM;
 	}
 	/* Its getpid, getppid... are still the parent's: correct them. */
-	fast_proc_inherit(p, t->p);
-	fast_proc_sync(p);
+	if (p->as_shared) {
+		fast_as_shared(t->p);
+	} else {
+		fast_proc_inherit(p, t->p);
+		fast_proc_sync(p);
+	}
 	fast_task_setup(c);
 	c->sigmask = t->sigmask;
 	task_inherit(c, t);
@@ -184,11 +207,6 @@ static long do_clone(struct task *t, uint64_t flags, uint64_t stack,
 		return -EINVAL;
 	if (flags & CLONE_THREAD)
 		return clone_thread(t, flags, stack, ptid, ctid, tls);
-	/*
-	 * A vfork child (CLONE_VM without CLONE_THREAD) gets a copy-on-write
-	 * copy instead of the shared memory: same result for a child that
-	 * only execs or exits, as POSIX requires.
-	 */
 	return clone_process(t, flags, stack, ptid, ctid, tls);
 }
 

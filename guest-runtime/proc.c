@@ -240,18 +240,65 @@ static void notify_parent(struct proc *p)
 	wake_children_waiters(pp);
 }
 
+/*
+ * @p, a CLONE_VM child, no longer runs in address space @as (it exited or
+ * exec'd): once no such child is left there, the owner's CONST answers
+ * come back (fast_as_shared()).
+ */
+void proc_as_leave(struct proc *p, struct uml_aspace *as)
+{
+	struct proc *q, *owner = NULL;
+
+	p->as_shared = false;
+	for (q = procs; q; q = q->next) {
+		if (q == p || q->as != as)
+			continue;
+		if (q->as_shared)
+			return;
+		owner = q;
+	}
+	if (owner)
+		fast_proc_sync(owner);
+}
+
+/* The address space of @p goes: so do the CLONE_VM children in it. */
+static void kill_sharers(struct proc *p)
+{
+	struct proc *q, *next;
+
+	for (q = procs; q; q = next) {
+		next = q->next;	/* an exit reaps at most its own process */
+		if (q != p && q->as == p->as && q->as_shared)
+			proc_exit_group(q, SIGKILL);
+	}
+}
+
 /* The whole process dies with wait status @wstatus. */
 void proc_exit_group(struct proc *p, int wstatus)
 {
+	struct uml_aspace *as = p->as;
+	struct task *t;
+
 	if (p->state != PROC_ALIVE)
 		return;
 	p->state = PROC_ZOMBIE;
 	p->wstatus = wstatus;
-	while (p->threads)
-		task_unlink(p->threads);
-	/* Destroying the address space kills and frees its threads. */
-	uml_aspace_destroy(p->as);
-	p->as = NULL;
+	if (p->as_shared) {
+		/* Its threads go; the address space stays its parent's. */
+		for (t = p->threads; t; t = t->next_in_proc)
+			uml_thread_destroy(t->th);
+		while (p->threads)
+			task_unlink(p->threads);
+		p->as = NULL;
+		proc_as_leave(p, as);
+	} else {
+		kill_sharers(p);
+		while (p->threads)
+			task_unlink(p->threads);
+		/* Destroying the address space kills and frees its threads. */
+		uml_aspace_destroy(as);
+		p->as = NULL;
+	}
 	mm_put(p->mm);
 	p->mm = NULL;
 	fdt_put(p->fdt);

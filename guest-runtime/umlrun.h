@@ -246,6 +246,7 @@ struct proc {
 	struct task *threads;
 	int nthreads;
 	struct uml_aspace *as;
+	bool as_shared;		/* CLONE_VM: @as (and @mm) are its parent's */
 	struct mm *mm;
 	struct fdtable *fdt;
 	struct sighand *sh;
@@ -321,6 +322,8 @@ void fast_init(void);
 bool fast_vdso(void);
 void fast_aspace_init(struct proc *p);
 void fast_proc_sync(struct proc *p);
+void fast_as_shared(struct proc *parent);
+void proc_as_leave(struct proc *p, struct uml_aspace *as);
 void fast_proc_inherit(struct proc *child, const struct proc *parent);
 void fast_task_setup(struct task *t);
 const char *fast_tier_name(unsigned long nr);

@@ -142,6 +142,8 @@ expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \
 	"prctl ok" "$TESTBIN/prctl"
 expect_output "eventfd, timerfd and epoll, as the kernel's" "evfd ok" "$TESTBIN/evfd"
+expect_output "vfork and CLONE_VM children share memory; posix_spawn sees ENOENT" \
+	"vfork ok" "$TESTBIN/vfork"
 run_case "sockets: unix pairs, SCM_RIGHTS, names, TCP and UDP on 127.0.0.1" \
 	"$TESTBIN/sock"
 expect_output "--net=none refuses inet sockets, unix ones work" \
