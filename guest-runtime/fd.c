@@ -445,13 +445,6 @@ long sys_pwrite64(struct task *t, const uint64_t *a)
 	return r;
 }
 
-long sys_sendfile(struct task *t, const uint64_t *a)
-{
-	(void)t;
-	(void)a;
-	return -EINVAL;		/* callers fall back to read/write */
-}
-
 long sys_close(struct task *t, const uint64_t *a)
 {
 	struct fdent *e = fd_ent(t, a[0]);
