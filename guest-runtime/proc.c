@@ -110,6 +110,7 @@ void tasks_free_dead(void)
 		struct task *t = dead_tasks;
 
 		dead_tasks = t->dead_next;
+		sigqueue_drop(&t->pending, ~0ULL);
 		free(t->w.fds);
 		free(t);
 	}
@@ -327,6 +328,7 @@ void proc_reap(struct proc *p)
 		}
 	}
 	nprocs--;
+	sigqueue_drop(&p->shared_pending, ~0ULL);
 	sighand_put(p->sh);
 	free(p->exe);
 	free(p->cmdline);

@@ -171,11 +171,22 @@ struct ksiginfo {
 	int signo, code, pid, uid, status;
 	uint64_t addr;
 	uint32_t trapno, err;	/* faults: for the sigcontext */
+	uint64_t value;		/* SI_QUEUE, SI_TIMER: the sigval */
+	int timerid, overrun;	/* SI_TIMER */
+};
+
+#define SIGRTMIN_K	32	/* the kernel's: real-time signals queue */
+
+/* One queued instance of a real-time signal. */
+struct qsig {
+	struct qsig *next;
+	struct ksiginfo si;
 };
 
 struct sigqueue {
 	uint64_t set;
-	struct ksiginfo info[NSIG_GUEST + 1];
+	struct ksiginfo info[NSIG_GUEST + 1];	/* standard signals */
+	struct qsig *rt;	/* real-time ones, oldest first */
 };
 
 /* ---- processes and threads (proc.c) ------------------------------------ */
@@ -213,6 +224,8 @@ struct task {
 
 	uint64_t sigmask;
 	uint64_t saved_sigmask;	/* sigsuspend: restored after the handler */
+	uint64_t sigwait_saved;	/* rt_sigtimedwait: the mask while it waits */
+	bool sigwait_active;
 	bool restore_sigmask;
 	struct sigqueue pending;
 	uint64_t ss_sp, ss_size;
@@ -349,10 +362,12 @@ void exec_args_free(struct exec_args *a);
 
 /* ---- signals (signal.c) ------------------------------------------------ */
 
-void sig_send_task(struct task *t, const struct ksiginfo *si);
+int sig_send_task(struct task *t, const struct ksiginfo *si);
 int sig_wait_mask(struct task *t, uint64_t uset, uint64_t size);
+void sigqueue_drop(struct sigqueue *q, uint64_t set);
+void sig_wait_unmask(struct task *t);
 long sig_wait_mask_end(struct task *t, long r);
-void sig_send_proc(struct proc *p, const struct ksiginfo *si);
+int sig_send_proc(struct proc *p, const struct ksiginfo *si);
 void sig_force(struct task *t, const struct ksiginfo *si);
 bool sig_deliver(struct task *t);	/* false if the task died */
 bool sig_pending_for(struct task *t);

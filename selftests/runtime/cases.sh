@@ -144,6 +144,8 @@ expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the ker
 expect_output "eventfd, timerfd and epoll, as the kernel's" "evfd ok" "$TESTBIN/evfd"
 expect_output "vfork and CLONE_VM children share memory; posix_spawn sees ENOENT" \
 	"vfork ok" "$TESTBIN/vfork"
+expect_output "real-time signals queue with their siginfo; sigtimedwait, sigqueue" \
+	"rtsig ok" "$TESTBIN/rtsig"
 run_case "sendfile, copy_file_range, splice and tee, as the kernel's" \
 	"$TESTBIN/xfer"
 run_case "sockets: unix pairs, SCM_RIGHTS, names, TCP and UDP on 127.0.0.1" \
