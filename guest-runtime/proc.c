@@ -302,6 +302,7 @@ void proc_exit_group(struct proc *p, int wstatus)
 	}
 	mm_put(p->mm);
 	p->mm = NULL;
+	posix_timers_free(p);
 	fdt_put(p->fdt);
 	p->fdt = NULL;
 	io_activity = true;

@@ -163,11 +163,13 @@ static void poll_events(bool may_sleep)
 {
 	static struct pollfd *pfd;
 	static int pcap;
-	int64_t now = now_ns(), next = itimers_fire(now);
+	int64_t now = now_ns(), next = itimers_fire(now), pt = posix_timers_fire(now);
 	int n = 0, i, timeout;
 	struct proc *p;
 	struct task *t;
 
+	if (pt && (!next || pt < next))
+		next = pt;
 	for (p = procs; p; p = p->next) {
 		for (t = p->threads; t; t = t->next_in_proc) {
 			if (t->state != TASK_BLOCKED)

@@ -402,6 +402,8 @@ static int sig_dequeue(struct task *t, struct ksiginfo *si)
 	q = (t->pending.set & SIGBIT(sig)) ? &t->pending
 					    : &t->p->shared_pending;
 	sigqueue_take(q, sig, si);
+	if (si->code == -2)	/* SI_TIMER */
+		posix_timer_dequeued(t->p, si);
 	return sig;
 }
 
@@ -886,6 +888,8 @@ static int take_from(struct task *t, uint64_t set, struct ksiginfo *si)
 	sig = __builtin_ctzll(all) + 1;
 	sigqueue_take((mine & SIGBIT(sig)) ? &t->pending : &t->p->shared_pending,
 		      sig, si);
+	if (si->code == -2)	/* SI_TIMER */
+		posix_timer_dequeued(t->p, si);
 	return sig;
 }
 

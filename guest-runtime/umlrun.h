@@ -281,6 +281,7 @@ struct proc {
 	bool subreaper;		/* PR_SET_CHILD_SUBREAPER */
 	bool lost_parent;	/* reparent_children(): pdeath signals due */
 	bool dumpable;		/* PR_SET_DUMPABLE (the kernel's is per mm) */
+	struct ptimer *timers;	/* POSIX timers (timer.c) */
 	int64_t itimer_next;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off */
 	int64_t itimer_interval;
 	/* What the host answers for the CONST syscalls (fast.c). */
@@ -299,6 +300,12 @@ void cred_init(struct task *t);
 void cred_inherit(struct task *c, const struct task *t);
 void cred_exec(struct task *t);
 long cred_prctl(struct task *t, const uint64_t *a);
+
+/* timer.c */
+struct ptimer;
+void posix_timers_free(struct proc *p);
+void posix_timer_dequeued(struct proc *p, struct ksiginfo *si);
+int64_t posix_timers_fire(int64_t now);
 
 /* fs.c, for socket.c */
 int unix_path_op(struct task *t, const char *path, int sock, bool bind_it);

@@ -146,6 +146,8 @@ expect_output "vfork and CLONE_VM children share memory; posix_spawn sees ENOENT
 	"vfork ok" "$TESTBIN/vfork"
 expect_output "real-time signals queue with their siginfo; sigtimedwait, sigqueue" \
 	"rtsig ok" "$TESTBIN/rtsig"
+expect_output "POSIX timers: SI_TIMER, overruns, SIGEV_NONE and THREAD_ID, as the kernel's" \
+	"ptimer ok" "$TESTBIN/ptimer"
 run_case "sendfile, copy_file_range, splice and tee, as the kernel's" \
 	"$TESTBIN/xfer"
 run_case "sockets: unix pairs, SCM_RIGHTS, names, TCP and UDP on 127.0.0.1" \
