@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -350,14 +351,19 @@ long sys_wait4(struct task *t, const uint64_t *a)
 	st = wait_collect(c, ev, false);
 	if (a[1] && copy_to_guest(t, a[1], &st, sizeof(st)) < 0)
 		return -EFAULT;
-	if (a[3]) {
-		char ru[144] = { 0 };	/* struct rusage */
-
-		copy_to_guest(t, a[3], ru, sizeof(ru));
-	}
 	pid = c->pid;
-	if (ev == WAIT_EXITED)
+	/* As kernel_wait4(): the child is reaped even if rusage faults. */
+	if (a[3]) {
+		struct rusage ru;
+
+		usage_rusage_of(c, &ru);
+		if (copy_to_guest(t, a[3], &ru, sizeof(ru)) < 0)
+			pid = -EFAULT;
+	}
+	if (ev == WAIT_EXITED) {
+		usage_reaped(t->p, c);
 		proc_reap(c);
+	}
 	return pid;
 }
 
@@ -413,7 +419,16 @@ long sys_waitid(struct task *t, const uint64_t *a)
 	}
 	if (a[2] && copy_to_guest(t, a[2], si, sizeof(si)) < 0)
 		return -EFAULT;
-	if (c && ev == WAIT_EXITED && !(options & WNOWAIT))
+	if (c && a[4]) {
+		struct rusage ru;
+
+		usage_rusage_of(c, &ru);
+		if (copy_to_guest(t, a[4], &ru, sizeof(ru)) < 0)
+			return -EFAULT;
+	}
+	if (c && ev == WAIT_EXITED && !(options & WNOWAIT)) {
+		usage_reaped(t->p, c);
 		proc_reap(c);
+	}
 	return 0;
 }

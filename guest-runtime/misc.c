@@ -237,23 +237,6 @@ long sys_sysinfo(struct task *t, const uint64_t *a)
 	return copy_to_guest(t, a[0], &si, sizeof(si)) < 0 ? -EFAULT : 0;
 }
 
-long sys_times(struct task *t, const uint64_t *a)
-{
-	struct tms tm = { 0 };
-	clock_t now = times(NULL);
-
-	if (a[0] && copy_to_guest(t, a[0], &tm, sizeof(tm)) < 0)
-		return -EFAULT;
-	return now;
-}
-
-long sys_getrusage(struct task *t, const uint64_t *a)
-{
-	struct rusage ru = { 0 };
-
-	return copy_to_guest(t, a[1], &ru, sizeof(ru)) < 0 ? -EFAULT : 0;
-}
-
 static void guest_rlimit(int res, struct rlimit *rl)
 {
 	if (getrlimit(res, rl) < 0)

@@ -131,6 +131,7 @@ void task_exit(struct task *t, int code)
 		copy_to_guest(t, t->clear_child_tid, &zero, sizeof(zero));
 		wake_futex(p->as, t->clear_child_tid, 1, &woken);
 	}
+	usage_thread_done(t);
 	uml_thread_destroy(t->th);
 	task_unlink(t);
 }
@@ -284,6 +285,8 @@ void proc_exit_group(struct proc *p, int wstatus)
 		return;
 	p->state = PROC_ZOMBIE;
 	p->wstatus = wstatus;
+	for (t = p->threads; t; t = t->next_in_proc)
+		usage_thread_done(t);	/* before their host tasks go */
 	if (p->as_shared) {
 		/* Its threads go; the address space stays its parent's. */
 		for (t = p->threads; t; t = t->next_in_proc)

@@ -248,6 +248,11 @@ struct task {
 
 enum proc_state { PROC_ALIVE, PROC_ZOMBIE };
 
+/* CPU time (clock ticks), faults and peak RSS (kB): usage.c. */
+struct usage {
+	unsigned long long utime, stime, minflt, majflt, maxrss;
+};
+
 /* Identity syscalls answered by the host with CONST (fast.c). */
 #define FAST_NCONST	7
 
@@ -282,6 +287,8 @@ struct proc {
 	bool lost_parent;	/* reparent_children(): pdeath signals due */
 	bool dumpable;		/* PR_SET_DUMPABLE (the kernel's is per mm) */
 	struct ptimer *timers;	/* POSIX timers (timer.c) */
+	struct usage usage_done;	/* of its ended threads */
+	struct usage usage_children;	/* of its children reaped by wait */
 	int64_t itimer_next;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off */
 	int64_t itimer_interval;
 	/* What the host answers for the CONST syscalls (fast.c). */
@@ -300,6 +307,12 @@ void cred_init(struct task *t);
 void cred_inherit(struct task *c, const struct task *t);
 void cred_exec(struct task *t);
 long cred_prctl(struct task *t, const uint64_t *a);
+
+/* usage.c */
+struct rusage;
+void usage_thread_done(struct task *t);
+void usage_reaped(struct proc *parent, struct proc *c);
+void usage_rusage_of(const struct proc *c, struct rusage *ru);
 
 /* timer.c */
 struct ptimer;

@@ -148,6 +148,8 @@ expect_output "real-time signals queue with their siginfo; sigtimedwait, sigqueu
 	"rtsig ok" "$TESTBIN/rtsig"
 expect_output "POSIX timers: SI_TIMER, overruns, SIGEV_NONE and THREAD_ID, as the kernel's" \
 	"ptimer ok" "$TESTBIN/ptimer"
+expect_output "getrusage, times and wait4's rusage report real CPU time" \
+	"rusage ok" "$TESTBIN/rusage"
 run_case "sendfile, copy_file_range, splice and tee, as the kernel's" \
 	"$TESTBIN/xfer"
 run_case "sockets: unix pairs, SCM_RIGHTS, names, TCP and UDP on 127.0.0.1" \
