@@ -113,6 +113,12 @@ expect_status "segfault: exit 139" 139 "$TESTBIN/segv"
 expect_output "SIGSEGV handler recovers" "recovered" "$TESTBIN/segv" handle
 expect_output "SIGSEGV handler on a sigaltstack" "recovered" "$TESTBIN/segv" altstack
 expect_output "EFAULT for read-only and inaccessible buffers" "efault ok" "$TESTBIN/segv" efault
+# The legacy vsyscall page: a SIGSEGV at each entry, as with vsyscall=none,
+# never the host's time (Documentation/runtime.rst, "vsyscall").
+expect_output "vsyscall page: SIGSEGV at the entry, never host data" \
+	"vsyscall segv ok" "$TESTBIN/vsyscall"
+expect_status "vsyscall page: no handler, killed by SIGSEGV" 139 \
+	"$TESTBIN/vsyscall" die
 expect_output "readv/writev: hostile iovecs are EINVAL, as the kernel's" \
 	"iov ok" "$TESTBIN/iov"
 expect_output "hostile exit signals, fd numbers, mprotect ranges, /proc spellings: as the kernel" \
