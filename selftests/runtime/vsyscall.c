@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 		sa.sa_sigaction = on_segv;
 		sa.sa_flags = SA_SIGINFO;
 		if (sigaction(SIGSEGV, &sa, NULL) != 0)
-			return 3;
+			return 13;
 	}
 	for (i = 0; i < 3; i++) {
 		memset(a, 0, sizeof(a));
@@ -71,11 +71,11 @@ int main(int argc, char **argv)
 		if (hits != i + 1) {
 			printf("vsyscall %#llx returned %ld without a fault\n",
 			       (unsigned long long)entries[i], ret);
-			return 4;
+			return 14;
 		}
 		if (ret != -1 || memcmp(a, zero, sizeof(a)) ||
 		    memcmp(b, zero, sizeof(b)))
-			return 5;
+			return 15;
 	}
 	puts("vsyscall segv ok");
 	return 0;
