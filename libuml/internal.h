@@ -102,6 +102,9 @@ int __uml_skas_probe(void);
 extern const char __uml_stub_elf[], __uml_stub_elf_end[];
 int __uml_stub_memfd(void);
 int __uml_stub_child_fds(int stub_fd, int keep, int keep_at);
+int __uml_stub_vsyscall_filter(void);
+int __uml_vsyscall_fault(struct uml_regs *r, int code, uint64_t call_addr,
+			 struct uml_exit *ex);
 void __uml_aspace_link(struct uml_host *host, struct uml_aspace *as);
 void __uml_aspace_unlink(struct uml_aspace *as);
 void __uml_thread_link(struct uml_aspace *as, struct uml_thread *t);

@@ -275,7 +275,8 @@ long __uml_pt_inject_event(struct uml_thread *t,
 /*
  * The child between fork and exec: async-signal-safe calls only (the
  * runtime may be multithreaded).  It keeps the socket as STUB_SOCK_FD and
- * nothing else, resets signal state, and execs the stub under PTRACE_TRACEME.
+ * nothing else, resets signal state, installs the vsyscall filter (uml.c)
+ * and execs the stub under PTRACE_TRACEME.
  */
 static void __attribute__((noreturn)) stub_child(int stub_fd, int sock,
 						 pid_t parent)
@@ -297,7 +298,7 @@ static void __attribute__((noreturn)) stub_child(int stub_fd, int sock,
 
 	/* Everything but the socket goes: fds 0-2 now, the rest at exec. */
 	fd = __uml_stub_child_fds(stub_fd, sock, STUB_SOCK_FD);
-	if (fd < 0)
+	if (fd < 0 || __uml_stub_vsyscall_filter())
 		_exit(127);
 	if (ptrace(PTRACE_TRACEME, 0, 0, 0))
 		_exit(127);

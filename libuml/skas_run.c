@@ -69,6 +69,14 @@ static int run_once(struct uml_thread *t, struct uml_exit *ex)
 		ex->syscall.abi = run->exit.syscall.abi;
 		return 0;
 	case SKAS_EXIT_FAULT:
+		/* SKAS_CAP_SIGSYS: a seccomp trap, the stub's vsyscall filter */
+		if (run->exit.fault.signo == SIGSYS) {
+			if (!__uml_vsyscall_fault(__uml_skas_regs(t),
+						  run->exit.fault.code,
+						  run->exit.fault.addr, ex))
+				ex->reason = UML_EXIT_INTERRUPTED;
+			return 0;
+		}
 		ex->reason = UML_EXIT_FAULT;
 		ex->fault.signo = run->exit.fault.signo;
 		ex->fault.code = run->exit.fault.code;

@@ -40,6 +40,11 @@ void skas_take_fault(struct skas_run *ev)
 	if (sig != f->signo)
 		return;
 	f->code = info.si_code;
+	if (sig == SIGSYS) {
+		/* A seccomp trap: no x86 trap, trap_nr would be stale. */
+		f->addr = (unsigned long)info.si_call_addr;
+		return;
+	}
 	f->addr = (unsigned long)info.si_addr;
 	f->trapno = current->thread.trap_nr;
 	f->error_code = current->thread.error_code;

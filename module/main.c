@@ -90,6 +90,7 @@ static long skas_check_extension(unsigned long cap)
 	case SKAS_CAP_INSTALL_FD:
 	case SKAS_CAP_POLICY_NATIVE:
 	case SKAS_CAP_SIGNAL_INTERRUPT:
+	case SKAS_CAP_SIGSYS:
 		return 1;
 	default:
 		return 0;

@@ -133,6 +133,7 @@
 #define SKAS_CAP_INSTALL_FD	8	/* SKAS_INSTALL_FD */
 #define SKAS_CAP_POLICY_NATIVE	9	/* SKAS_POLICY_NATIVE and SKAS_POLICY_THREAD */
 #define SKAS_CAP_SIGNAL_INTERRUPT 10	/* outside signals: INTERRUPTED, no default action */
+#define SKAS_CAP_SIGSYS		11	/* a seccomp trap (SIGSYS): SKAS_EXIT_FAULT */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -381,14 +382,16 @@ struct skas_exit_syscall {
 
 /**
  * struct skas_exit_fault - SKAS_EXIT_FAULT: a synchronous fault
- * @signo:      SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGTRAP
- * @code:       si_code
- * @addr:       si_addr
- * @trapno:     the x86 trap number
- * @error_code: the x86 error code (page faults: the PF_* bits)
+ * @signo:      SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGTRAP; SIGSYS
+ *              (SKAS_CAP_SIGSYS) for a seccomp filter's SECCOMP_RET_TRAP
+ * @code:       si_code (SIGSYS: SYS_SECCOMP)
+ * @addr:       si_addr (SIGSYS: si_call_addr)
+ * @trapno:     the x86 trap number (SIGSYS: 0)
+ * @error_code: the x86 error code (page faults: the PF_* bits; SIGSYS: 0)
  *
  * The signal was taken from the guest: no handler runs and the guest is
- * not killed.  regs show the faulting state.
+ * not killed.  regs show the faulting state (SIGSYS: as the trap left
+ * them, rax holding the trapped syscall's number).
  */
 struct skas_exit_fault {
 	__s32 signo;
