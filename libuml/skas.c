@@ -269,11 +269,12 @@ static void thread_destroy(struct uml_thread *t)
  * would kill the stub and a SIGTSTP stop it.  So the stub also leaves the
  * runtime's session (no terminal ^C or ^Z reaches it) and blocks every
  * signal it can itself: the kernel still delivers its own fault signals,
- * which the module reports as UML_EXIT_FAULT, and SIGKILL.  Last, it
- * installs the vsyscall filter (uml.c), whose SIGSYS the module reports
- * (SKAS_CAP_SIGSYS).
+ * which the module reports as UML_EXIT_FAULT, and SIGKILL.  Last, where
+ * the host emulates vsyscalls, it installs the vsyscall filter (uml.c),
+ * whose SIGSYS the module reports (SKAS_CAP_SIGSYS).
  */
-static void __attribute__((noreturn)) stub_child(int stub_fd, int tfd)
+static void __attribute__((noreturn)) stub_child(int stub_fd, int tfd,
+						 int filter)
 {
 	static char *const argv[] = { "uml-stub", "skas", NULL };
 	static char *const envp[] = { NULL };
@@ -287,7 +288,7 @@ static void __attribute__((noreturn)) stub_child(int stub_fd, int tfd)
 	for (sig = 1; sig < 65; sig++)
 		sigaction(sig, &sa, NULL);
 	fd = __uml_stub_child_fds(stub_fd, tfd, STUB_SKAS_FD);
-	if (fd < 0 || __uml_stub_vsyscall_filter())
+	if (fd < 0 || (filter && __uml_stub_vsyscall_filter()))
 		_exit(127);
 	syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
@@ -319,7 +320,7 @@ static int stub_start(struct uml_host *host, int tfd, pid_t *pidp)
 	if (pid < 0)
 		return -errno;
 	if (!pid)
-		stub_child(host->stub_fd, tfd);
+		stub_child(host->stub_fd, tfd, host->vsyscall_filter);
 	pidfd = syscall(SYS_pidfd_open, pid, 0);
 	p[0].fd = tfd;
 	p[0].events = POLLIN;
