@@ -134,6 +134,7 @@
 #define SKAS_CAP_POLICY_NATIVE	9	/* SKAS_POLICY_NATIVE and SKAS_POLICY_THREAD */
 #define SKAS_CAP_SIGNAL_INTERRUPT 10	/* outside signals: INTERRUPTED, no default action */
 #define SKAS_CAP_SIGSYS		11	/* a seccomp trap (SIGSYS): SKAS_EXIT_FAULT */
+#define SKAS_CAP_END_CAUSE	12	/* ptraced guests ended, SKAS_EXIT_EXITED.cause */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -401,14 +402,21 @@ struct skas_exit_fault {
 	__u32 error_code;
 };
 
+/* struct skas_exit_exited.cause: why the module ended the guest */
+#define SKAS_END_NONE		0	/* it did not (an exit, an outside SIGKILL) */
+#define SKAS_END_PTRACED	1	/* the guest task had a ptrace tracer */
+#define SKAS_END_SKIP		2	/* the kernel ran a syscall it should have skipped */
+#define SKAS_END_NATIVE		3	/* a native operation's syscall did not come */
+
 /**
  * struct skas_exit_exited - SKAS_EXIT_EXITED: the host task died
  * @status: a wait status (WIFEXITED/WIFSIGNALED...)
- * @pad:    0
+ * @cause:  SKAS_END_*: SKAS_END_NONE, or why the module killed the guest
+ *          (then @status says SIGKILL); set in the thread that found it
  */
 struct skas_exit_exited {
 	__s32 status;
-	__u32 pad;
+	__u32 cause;
 };
 
 #define SKAS_RUN_PAGE_SIZE	4096
