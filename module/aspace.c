@@ -112,8 +112,6 @@ long skas_create_aspace(void __user *uarg)
 	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
 		return -EINVAL;
 
-	if (skas_skip_broken())
-		return -EOPNOTSUPP;
 	as = skas_aspace_new(current_euid());
 	if (IS_ERR(as))
 		return PTR_ERR(as);

@@ -114,6 +114,7 @@ struct skas_mem_req {
  * @req:        the memory batch to run in state SKAS_T_OPS
  * @native_saved: the guest's registers during a native syscall
  * @native_nr:  the armed native syscall's number
+ * @native_args: its arguments, checked at sys_enter as well
  * @native_ip:  its expected regs->ip at sys_enter (after the instruction)
  * @native_armed: the sys_enter probe lets that one syscall through
  * @native_active: stop_work is queued to finish a native syscall
@@ -130,6 +131,7 @@ struct skas_mem_req {
  * @guest_wq:   the parked guest waits here
  * @rt_wq:      the runtime waits here (SKAS_RUN, poll)
  * @exit_status: the wait status of the dead host task
+ * @end_cause:  SKAS_END_* if the module killed the guest (first one wins)
  * @run_lock:   one SKAS_RUN at a time
  * @stop_work:  task_work: park and report @ev (queued by the probes)
  * @kick_work:  task_work: park and report SKAS_EXIT_INTERRUPTED
@@ -157,6 +159,7 @@ struct skas_thread {
 	struct skas_mem_req *req;
 	struct pt_regs native_saved;
 	long native_nr;
+	unsigned long native_args[6];
 	unsigned long native_ip;
 	bool native_armed;
 	bool native_active;
@@ -169,6 +172,7 @@ struct skas_thread {
 	bool restart_ok;
 	unsigned long restart_ip;
 	int exit_status;
+	u32 end_cause;
 	wait_queue_head_t guest_wq;
 	wait_queue_head_t rt_wq;
 	struct mutex run_lock;		/* one SKAS_RUN at a time */
@@ -182,9 +186,6 @@ extern struct workqueue_struct *skas_wq;
 /* main.c: live objects; module exit waits for them to be freed. */
 void skas_objects_inc(void);
 void skas_objects_dec(void);
-/* main.c: the kernel did not skip a trapped syscall. */
-void skas_skip_failed(void);
-bool skas_skip_broken(void);
 
 /* aspace.c */
 long skas_create_aspace(void __user *uarg);

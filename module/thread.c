@@ -64,6 +64,41 @@ static void skas_thread_wait_task_done(struct task_struct *task)
 		schedule_timeout_uninterruptible(1);
 }
 
+/**
+ * skas_guest_end() - kill the guest for @cause.  Runs in the guest.
+ * @t:     the thread of current.
+ * @cause: SKAS_END_*, reported with this thread's SKAS_EXIT_EXITED.
+ *
+ * SIGKILL takes the whole thread group: what made the module give up
+ * (a tracer, a syscall the kernel did not skip) concerns the task, not
+ * one operation.  Other guests are not affected.  Also called from the
+ * sys_enter probe (atomic); never with t->lock held.
+ */
+static void skas_guest_end(struct skas_thread *t, u32 cause)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (!t->end_cause)
+		t->end_cause = cause;
+	spin_unlock_irqrestore(&t->lock, flags);
+	force_sig(SIGKILL);
+}
+
+/*
+ * A traced guest is not one: a tracer's stops come before the sys_enter
+ * probe (syscall entry, get_signal() on the way to user mode) and can
+ * rewrite what the module relies on, such as the registers of an armed
+ * native syscall.
+ */
+static bool skas_guest_traced(struct skas_thread *t)
+{
+	if (likely(!READ_ONCE(current->ptrace)))
+		return false;
+	skas_guest_end(t, SKAS_END_PTRACED);
+	return true;
+}
+
 static void skas_thread_free(struct work_struct *work)
 {
 	struct skas_thread *t = container_of(to_rcu_work(work),
@@ -205,6 +240,16 @@ static bool skas_native_restart(struct skas_thread *t, struct pt_regs *regs,
 	return true;
 }
 
+/* The armed native syscall's arguments, as skas_native_arm() set them. */
+static bool skas_native_args_match(struct skas_thread *t,
+				   const struct pt_regs *regs)
+{
+	const unsigned long *a = t->native_args;
+
+	return regs->di == a[0] && regs->si == a[1] && regs->dx == a[2] &&
+	       regs->r10 == a[3] && regs->r8 == a[4] && regs->r9 == a[5];
+}
+
 /**
  * skas_thread_trap_syscall() - sys_enter probe for a guest task.
  * @t:    the thread of current.
@@ -213,7 +258,8 @@ static bool skas_native_restart(struct skas_thread *t, struct pt_regs *regs,
  *
  * Runs with preemption disabled.  The syscall is skipped unless the
  * runtime allowed it: a one-shot skas_native_arm(), a NATIVE policy entry,
- * or the restart of an interrupted NATIVE syscall.
+ * or the restart of an interrupted NATIVE syscall.  A traced guest is
+ * killed (skas_guest_traced()).
  */
 void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 			      long id)
@@ -222,12 +268,17 @@ void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 	unsigned long flags;
 	bool restart_ok;
 
+	if (skas_guest_traced(t)) {
+		regs->orig_ax = -1;
+		return;
+	}
 	spin_lock_irqsave(&t->lock, flags);
 	if (t->native_armed) {
 		/* The one syscall skas_native_arm() set up, or nothing. */
 		t->native_armed = false;
 		t->native_passed = regs->ip == t->native_ip &&
-				   id == t->native_nr && !in_ia32_syscall();
+				   id == t->native_nr && !in_ia32_syscall() &&
+				   skas_native_args_match(t, regs);
 		if (!t->native_passed)
 			regs->orig_ax = -1;
 		if (!skas_thread_queue(t, &t->stop_work, TWA_RESUME)) {
@@ -381,7 +432,7 @@ static void skas_guest_wait(struct skas_thread *t)
 				       READ_ONCE(t->state) == SKAS_T_OPS ||
 				       READ_ONCE(t->exit_req),
 				       (TASK_KILLABLE | TASK_NOLOAD));
-		if (ret)
+		if (ret || skas_guest_traced(t))
 			return;	/* dying: the exit probe reports it */
 		if (READ_ONCE(t->exit_req) &&
 		    READ_ONCE(t->state) != SKAS_T_OPS) {
@@ -443,6 +494,8 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 	struct skas_run *run = t->run;
 	unsigned long flags;
 
+	if (skas_guest_traced(t))
+		return;
 	if (first) {
 		WRITE_ONCE(t->as->syscall_insn, skas_find_syscall_insn());
 		memset(&run->regs, 0, sizeof(run->regs));
@@ -462,13 +515,12 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 		/*
 		 * A skipped syscall leaves ax as the entry code set it (the
 		 * probe saw it).  Anything else means this kernel ran it
-		 * despite orig_ax = -1: kill the guest, refuse new address
-		 * spaces.
+		 * despite orig_ax = -1: kill this guest, and only this one
+		 * (every guest is checked at each of its own traps).
 		 */
 		if (ev->exit_reason == SKAS_EXIT_SYSCALL &&
 		    regs->ax != t->entry_ax) {
-			skas_skip_failed();
-			force_sig(SIGKILL);
+			skas_guest_end(t, SKAS_END_SKIP);
 			return;
 		}
 		skas_regs_to_user(&run->regs, regs);
@@ -513,6 +565,7 @@ int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args)
 
 	if (!insn)
 		return -EOPNOTSUPP;
+	memcpy(t->native_args, args, sizeof(t->native_args));
 	t->native_saved = *regs;
 	regs->ip = insn;
 	regs->ax = nr;
@@ -674,6 +727,9 @@ static long skas_thread_attach(struct skas_thread *t, void __user *uarg)
 		return -EINVAL;
 	if (!uid_eq(current_euid(), as->owner))
 		return -EPERM;
+	/* A tracer could change what the module relies on: no guest. */
+	if (current->ptrace)
+		return -EPERM;
 	if (!current->mm || get_nr_threads(current) != 1 ||
 	    atomic_read(&current->mm->mm_users) != 1)
 		return -EBUSY;
@@ -752,6 +808,7 @@ static long skas_thread_report_exit(struct skas_thread *t)
 		return -ESRCH;
 	memset(&run->exit, 0, sizeof(run->exit));
 	run->exit.exited.status = t->exit_status;
+	run->exit.exited.cause = READ_ONCE(t->end_cause);
 	WRITE_ONCE(run->exit_reason, SKAS_EXIT_EXITED);
 	return 0;
 }

@@ -73,7 +73,8 @@
  *                          the host task that becomes the guest thread.
  *                          The stub must be single-threaded, own its mm
  *                          alone, have no rseq area registered and run as
- *                          the creator's uid.  On success it never runs its
+ *                          the creator's uid, and must not be ptraced
+ *                          (-EPERM).  On success it never runs its
  *                          own code again: the module unmaps its memory
  *                          (the vDSO stays), closes all its fds and parks
  *                          it; the runtime then drives it with SKAS_RUN.
@@ -82,7 +83,9 @@
  *                          outside, or raised by a NATIVE syscall
  *                          (SIGPIPE, SIGXFSZ), is never delivered; it ends
  *                          a run with SKAS_EXIT_INTERRUPTED and is dropped
- *                          (SKAS_CAP_SIGNAL_INTERRUPT).
+ *                          (SKAS_CAP_SIGNAL_INTERRUPT).  A guest task that
+ *                          gets a ptrace tracer later is killed at its next
+ *                          syscall, stop or wake-up (SKAS_END_PTRACED).
  *                          The first attached task's mm becomes the
  *                          address space's.
  *   SKAS_RUN               no arg.  Resumes the guest with the registers in
