@@ -70,9 +70,10 @@ static void skas_thread_wait_task_done(struct task_struct *task)
  * @cause: SKAS_END_*, reported with this thread's SKAS_EXIT_EXITED.
  *
  * SIGKILL takes the whole thread group: what made the module give up
- * (a tracer, a syscall the kernel did not skip) concerns the task, not
- * one operation.  Other guests are not affected.  Also called from the
- * sys_enter probe (atomic); never with t->lock held.
+ * (a tracer, a syscall the kernel did not skip, a native syscall that did
+ * not come) concerns the task, not one operation.  Other guests are not
+ * affected.  Also called from the sys_enter probe (atomic); never with
+ * t->lock held.
  */
 static void skas_guest_end(struct skas_thread *t, u32 cause)
 {
@@ -555,16 +556,28 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
  * in the guest's own context; stop_work collects the result
  * (skas_native_done()) and restores the registers.
  *
- * Return: 1 (armed), or -EOPNOTSUPP if the vDSO has no syscall instruction.
+ * The instruction is in guest memory, which a guest with a descriptor of
+ * its own /proc/PID/mem (or its runtime) can change: check it here, and
+ * the probe checks that the syscall that comes is this one.  Either
+ * failing kills the guest (SKAS_END_NATIVE).
+ *
+ * Return: 1 (armed), -EOPNOTSUPP if the vDSO has no syscall instruction,
+ * or -EIO if it is one no more (the guest is being killed).
  */
 int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args)
 {
 	unsigned long insn = READ_ONCE(t->as->syscall_insn);
 	struct pt_regs *regs = task_pt_regs(current);
 	unsigned long flags;
+	u8 code[2];
 
 	if (!insn)
 		return -EOPNOTSUPP;
+	if (copy_from_user(code, (const void __user *)insn, sizeof(code)) ||
+	    code[0] != 0x0f || code[1] != 0x05) {
+		skas_guest_end(t, SKAS_END_NATIVE);
+		return -EIO;
+	}
 	memcpy(t->native_args, args, sizeof(t->native_args));
 	t->native_saved = *regs;
 	regs->ip = insn;
@@ -592,13 +605,20 @@ int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args)
 	return 1;
 }
 
-/* stop_work after a native syscall: result, registers back, go on. */
+/*
+ * stop_work after a native syscall: result, registers back, go on.  A
+ * syscall that is not the armed one (@passed false: the instruction was
+ * changed after skas_native_arm() checked it, or a tracer changed the
+ * registers) fails the operation and kills the guest.
+ */
 static void skas_native_done(struct skas_thread *t, bool passed)
 {
 	struct pt_regs *regs = task_pt_regs(current);
-	long result = passed ? (long)regs->ax : -EINTR;
+	long result = passed ? (long)regs->ax : -EIO;
 
 	*regs = t->native_saved;
+	if (!passed && !skas_dying())
+		skas_guest_end(t, SKAS_END_NATIVE);
 	skas_mem_native_result(t->req, result);
 	if (!skas_dying() && !t->req->error &&
 	    skas_mem_exec(t, t->req))
@@ -963,6 +983,25 @@ long skas_aspace_sole_thread(struct skas_aspace *as, struct skas_thread **tp)
 	return !attached ? -ENOENT : n ? -EBUSY : -ESRCH;
 }
 
+/*
+ * Wait for the guest to finish a batch.  Killable: a native syscall that
+ * never comes (the guest's code where the vDSO's instruction was) would
+ * hold the runtime for ever.  The guest uses @req until it stops or dies,
+ * so a runtime being killed kills it and waits for that, which SIGKILL
+ * bounds: the batch checks for it after each operation, and the guest
+ * dies where it is in user mode.
+ */
+static void skas_thread_exec_wait(struct skas_thread *t,
+				  struct skas_mem_req *req)
+{
+	if (!wait_event_killable(t->rt_wq, READ_ONCE(t->state) != SKAS_T_OPS))
+		return;
+	skas_thread_kill(t, true);
+	wait_event(t->rt_wq, READ_ONCE(t->state) != SKAS_T_OPS);
+	if (req->done < req->count && !req->error)
+		req->error = -EINTR;
+}
+
 /**
  * skas_thread_exec() - run a batch in @t, which must be stopped.
  * @t:   the thread; the caller holds t->run_lock.
@@ -983,11 +1022,7 @@ void skas_thread_exec(struct skas_thread *t, struct skas_mem_req *req)
 	spin_unlock_irqrestore(&t->lock, flags);
 	if (state == SKAS_T_STOPPED) {
 		__wake_up_sync(&t->guest_wq, TASK_NORMAL);
-		/*
-		 * Not interruptible: the guest uses @req until it stops again
-		 * (or dies).  Each operation is one mmap or munmap.
-		 */
-		wait_event(t->rt_wq, READ_ONCE(t->state) != SKAS_T_OPS);
+		skas_thread_exec_wait(t, req);
 		if (READ_ONCE(t->state) == SKAS_T_DEAD &&
 		    req->done < req->count && !req->error)
 			req->error = -ESRCH;

@@ -40,6 +40,11 @@
  *                          number done; stops at the first failure, whose
  *                          -errno is stored in the batch's error field (and
  *                          returned if it was the first operation).
+ *                          PROTECT (like SKAS_CLONE and SKAS_INSTALL_FD)
+ *                          makes the guest run the vDSO's syscall
+ *                          instruction: if those bytes were changed, or
+ *                          another syscall comes, it fails with -EIO and
+ *                          the guest is killed (SKAS_END_NATIVE).
  *   SKAS_RESET             no arg.  Empties the address space for a guest
  *                          execve: every mapping but the vDSO goes.  It
  *                          must have exactly one live thread, stopped;
