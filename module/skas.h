@@ -119,6 +119,10 @@ struct skas_mem_req {
  * @native_armed: the sys_enter probe lets that one syscall through
  * @native_active: stop_work is queued to finish a native syscall
  * @native_passed: the syscall was the armed one and ran
+ * @native_bounce: the armed syscall is a bounce: never run, it parks
+ *              again (a wake-up for get_signal(): the freezer, a ptrace
+ *              stop, a task_work); the registers are in @native_saved
+ * @bounce_kick: a kick came while a bounce was out: its stop parks
  * @clone_child: SKAS_CLONE in progress: the thread the child task becomes
  * @clone_regs: a clone child's first registers (its parent's guest ones)
  * @clone_start: the next stop is a clone child's first
@@ -164,6 +168,8 @@ struct skas_thread {
 	bool native_armed;
 	bool native_active;
 	bool native_passed;
+	bool native_bounce;
+	bool bounce_kick;
 	struct skas_thread *clone_child;
 	struct pt_regs clone_regs;
 	bool clone_start;

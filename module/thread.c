@@ -280,7 +280,7 @@ void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 		t->native_passed = regs->ip == t->native_ip &&
 				   id == t->native_nr && !in_ia32_syscall() &&
 				   skas_native_args_match(t, regs);
-		if (!t->native_passed)
+		if (!t->native_passed || t->native_bounce)
 			regs->orig_ax = -1;
 		if (!skas_thread_queue(t, &t->stop_work, TWA_RESUME)) {
 			t->native_active = true;
@@ -411,30 +411,109 @@ static void skas_guest_self_exit(struct skas_thread *t)
 }
 
 /*
+ * A parked guest sleeps interruptibly and freezable (no load, no hung-task
+ * warning either way).  Freezable alone serves the suspend freezer, which
+ * freezes the sleep in place; the cgroup v2 freezer and a ptrace stop need
+ * the task in get_signal(), on its way to user mode, and wake the sleep
+ * with TIF_SIGPENDING for that, as does a task_work queued with
+ * TWA_SIGNAL: see skas_guest_bounce().  Every other signal is blocked.
+ */
+#define SKAS_PARK_STATE	(TASK_INTERRUPTIBLE | TASK_FREEZABLE)
+
+static bool skas_guest_woken(struct skas_thread *t)
+{
+	int state = READ_ONCE(t->state);
+
+	return state == SKAS_T_RUNNING || state == SKAS_T_OPS ||
+	       READ_ONCE(t->exit_req);
+}
+
+/* SKAS_RUN released us: load its registers. */
+static void skas_guest_resume(struct skas_thread *t)
+{
+	/* The restart of an interrupted NATIVE call: only where it was. */
+	if (t->regs_in.rip != t->restart_ip)
+		t->restart_ok = false;
+	skas_regs_from_user(task_pt_regs(current), &t->regs_in);
+}
+
+/*
+ * Leave the park for get_signal() and come back: return to user mode at
+ * the vDSO's syscall instruction with a syscall armed that never runs
+ * (orig_ax = -1 in the probe) and whose stop_work restores the registers
+ * and waits again (skas_native_done()).  The state stays as it is: the
+ * runtime may run or use the thread meanwhile, the wait sees it after.
+ * get_signal() runs pending task_works first, so a bounce cannot be done
+ * from the task_work itself: it would park again at once.
+ *
+ * Return: true if the caller must return to user mode (bounced, or the
+ * vDSO's instruction was changed and the guest is being killed).
+ */
+static bool skas_guest_bounce(struct skas_thread *t)
+{
+	static const unsigned long args[6];
+	unsigned long flags;
+	int ret;
+
+	ret = skas_native_arm(t, __NR_getpid, args);
+	if (ret > 0) {
+		spin_lock_irqsave(&t->lock, flags);
+		t->native_bounce = true;
+		spin_unlock_irqrestore(&t->lock, flags);
+	}
+	return ret != -EOPNOTSUPP;
+}
+
+/*
+ * A kick or a fault stops the guest while a bounce is out, before its
+ * syscall: the registers are the bounce's.  Put back the parked ones, and
+ * the runtime's if it ran the thread meanwhile (RUNNING), as the wait
+ * would have.
+ */
+static void skas_bounce_cancel(struct skas_thread *t, struct pt_regs *regs)
+{
+	unsigned long flags;
+	bool running;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->native_armed = false;
+	t->native_bounce = false;
+	t->bounce_kick = false;
+	running = t->state == SKAS_T_RUNNING;
+	spin_unlock_irqrestore(&t->lock, flags);
+	*regs = t->native_saved;
+	if (running)
+		skas_guest_resume(t);
+}
+
+/*
+ * Sleep until the runtime wakes us.  Return: true to go on, false to
+ * return to user mode now (dying, killed, bounced).
+ */
+static bool skas_guest_sleep(struct skas_thread *t)
+{
+	if (!wait_event_state(t->guest_wq, skas_guest_woken(t),
+			      SKAS_PARK_STATE))
+		return true;
+	if (skas_dying() || skas_guest_traced(t) || skas_guest_bounce(t))
+		return false;
+	/* No syscall instruction to bounce through: killable, unfreezable. */
+	return !wait_event_killable(t->guest_wq, skas_guest_woken(t));
+}
+
+/*
  * The parked guest's loop: sleep until SKAS_RUN releases us (load the new
  * registers and return to user mode) or SKAS_MEM hands us a batch (run it
  * and sleep again).  A batch operation that needs a real syscall in this
  * task (skas_native_arm()) returns to user mode to make it; the batch goes
- * on in stop_work once the syscall is done.
+ * on in stop_work once the syscall is done.  Only SIGKILL cuts the park
+ * short; other wake-ups come back to it (skas_guest_sleep()).
  */
 static void skas_guest_wait(struct skas_thread *t)
 {
-	int ret;
-
 	for (;;) {
-		/*
-		 * Killable, not interruptible: only SIGKILL may cut the stop
-		 * short, other signals wait for the next run.  TASK_NOLOAD: a
-		 * parked guest is idle, not blocked (no load, no hung-task
-		 * warning).
-		 */
-		ret = wait_event_state(t->guest_wq,
-				       READ_ONCE(t->state) == SKAS_T_RUNNING ||
-				       READ_ONCE(t->state) == SKAS_T_OPS ||
-				       READ_ONCE(t->exit_req),
-				       (TASK_KILLABLE | TASK_NOLOAD));
-		if (ret || skas_guest_traced(t))
-			return;	/* dying: the exit probe reports it */
+		if (!skas_guest_sleep(t) || skas_guest_traced(t))
+			return;
 		if (READ_ONCE(t->exit_req) &&
 		    READ_ONCE(t->state) != SKAS_T_OPS) {
 			skas_guest_self_exit(t);
@@ -447,10 +526,7 @@ static void skas_guest_wait(struct skas_thread *t)
 			return;
 		skas_guest_ops_done(t);
 	}
-	/* The restart of an interrupted NATIVE call: only where it was. */
-	if (t->regs_in.rip != t->restart_ip)
-		t->restart_ok = false;
-	skas_regs_from_user(task_pt_regs(current), &t->regs_in);
+	skas_guest_resume(t);
 }
 
 /*
@@ -497,6 +573,14 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 
 	if (skas_guest_traced(t))
 		return;
+	if (READ_ONCE(t->native_bounce)) {
+		skas_bounce_cancel(t, regs);
+		if (ev->exit_reason == SKAS_EXIT_FAULT) {
+			/* The vDSO's instruction faulted: not a syscall. */
+			skas_guest_end(t, SKAS_END_NATIVE);
+			return;
+		}
+	}
 	if (first) {
 		WRITE_ONCE(t->as->syscall_insn, skas_find_syscall_insn());
 		memset(&run->regs, 0, sizeof(run->regs));
@@ -606,6 +690,33 @@ int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args)
 }
 
 /*
+ * stop_work after a bounce's syscall (skipped): registers back, and wait
+ * again; or report the kick that came while it was out, with the
+ * runtime's registers if it ran the thread meanwhile.  Not inlined: its
+ * event would share skas_stop_work_fn()'s frame with the one there.
+ */
+static noinline_for_stack void skas_bounce_done(struct skas_thread *t)
+{
+	struct skas_run ev = { .exit_reason = SKAS_EXIT_INTERRUPTED };
+	unsigned long flags;
+	bool kicked;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->native_bounce = false;
+	kicked = t->bounce_kick && t->state == SKAS_T_RUNNING;
+	t->bounce_kick = false;
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (skas_dying())
+		return;
+	if (!kicked) {
+		skas_guest_wait(t);
+		return;
+	}
+	skas_guest_resume(t);
+	skas_guest_park(t, &ev, false);
+}
+
+/*
  * stop_work after a native syscall: result, registers back, go on.  A
  * syscall that is not the armed one (@passed false: the instruction was
  * changed after skas_native_arm() checked it, or a tracer changed the
@@ -619,6 +730,10 @@ static void skas_native_done(struct skas_thread *t, bool passed)
 	*regs = t->native_saved;
 	if (!passed && !skas_dying())
 		skas_guest_end(t, SKAS_END_NATIVE);
+	if (READ_ONCE(t->native_bounce)) {
+		skas_bounce_done(t);
+		return;
+	}
 	skas_mem_native_result(t->req, result);
 	if (!skas_dying() && !t->req->error &&
 	    skas_mem_exec(t, t->req))
@@ -715,6 +830,9 @@ static void skas_kick_work_fn(struct callback_head *cb)
 static void skas_thread_kick_locked(struct skas_thread *t)
 {
 	if (t->state == SKAS_T_RUNNING) {
+		/* A bounce's stop_work would resume the guest: it parks. */
+		if (t->native_bounce)
+			t->bounce_kick = true;
 		if (!t->kick_queued && !t->stop_queued &&
 		    !skas_thread_queue(t, &t->kick_work, TWA_SIGNAL))
 			t->kick_queued = true;

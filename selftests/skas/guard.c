@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -487,6 +488,89 @@ TEST(cgroup_freezer_freezes_a_parked_guest)
 	ASSERT_EQ(rt, waitpid(rt, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		TH_LOG("runtime status %#x", status);
+	EXPECT_EQ(0, rmdir(dir)) TH_LOG("rmdir %s: %s", dir, strerror(errno));
+}
+
+/* SKAS_RUN in a pthread, so that the main thread can kick and thaw. */
+struct bg_run {
+	struct skas_guest *g;
+	int ret, done;
+	pthread_t th;
+};
+
+static void *bg_fn(void *p)
+{
+	struct bg_run *b = p;
+
+	b->ret = skas_run(b->g);
+	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A new cgroup holding only @pid, frozen; false (and no cgroup) if not. */
+static bool cg_freeze_alone(const char *dir, pid_t pid)
+{
+	char buf[32];
+
+	if (mkdir(dir, 0755))
+		return false;
+	snprintf(buf, sizeof(buf), "%d", pid);
+	if (cg_write(dir, "cgroup.procs", buf) ||
+	    cg_write(dir, "cgroup.freeze", "1") ||
+	    !cg_wait_frozen(dir, 1, 5000)) {
+		cg_write(dir, "cgroup.freeze", "0");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Only the guest in the cgroup, frozen while parked; its runtime, outside,
+ * runs it meanwhile.  The run waits (the guest is frozen); a kick ends it
+ * with INTERRUPTED at the parked registers, frozen or not; after the thaw
+ * the guest runs on to its next trap, and a run started while it was
+ * frozen comes back with that trap.
+ */
+TEST(frozen_guest_can_be_run_kicked_and_thawed)
+{
+	struct skas_guest g;
+	struct bg_run b;
+	char dir[128];
+	bool frozen;
+
+	if (!cg_mounted())
+		SKIP(return, "no cgroup v2 (CONFIG_CGROUPS) in this kernel");
+	ASSERT_EQ(0, skas_guest_start(&g));
+	ASSERT_EQ(0, guest_at_loop(&g));
+	snprintf(dir, sizeof(dir), CG_ROOT "/skas-guard-alone-%d", getpid());
+	frozen = cg_freeze_alone(dir, g.pid);
+	ASSERT_TRUE(frozen) TH_LOG("the parked guest alone did not freeze");
+
+	/* Run while frozen, then kick. */
+	g.run->regs.rax = 1;
+	b.g = &g;
+	b.done = 0;
+	ASSERT_EQ(0, pthread_create(&b.th, NULL, bg_fn, &b));
+	msleep(300);
+	EXPECT_FALSE(__atomic_load_n(&b.done, __ATOMIC_ACQUIRE))
+		TH_LOG("a frozen guest ran: %d", b.ret);
+	ASSERT_EQ(0, ioctl(g.thread, SKAS_KICK, 0));
+	pthread_join(b.th, NULL);
+	EXPECT_EQ(SKAS_EXIT_INTERRUPTED, b.ret);
+	EXPECT_EQ(PC_LOOP + 7, g.run->regs.rip);
+
+	/* Run while frozen again, and thaw: the run gets the next trap. */
+	b.done = 0;
+	ASSERT_EQ(0, pthread_create(&b.th, NULL, bg_fn, &b));
+	msleep(300);
+	EXPECT_FALSE(__atomic_load_n(&b.done, __ATOMIC_ACQUIRE));
+	ASSERT_EQ(0, cg_write(dir, "cgroup.freeze", "0"));
+	pthread_join(b.th, NULL);
+	EXPECT_EQ(SKAS_EXIT_SYSCALL, b.ret);
+	EXPECT_EQ(39U, g.run->exit.syscall.nr);
+	EXPECT_EQ(PC_LOOP + 7, g.run->regs.rip);
+	EXPECT_EQ(0, guest_next_trap(&g, 2));
+	skas_guest_stop(&g);
 	EXPECT_EQ(0, rmdir(dir)) TH_LOG("rmdir %s: %s", dir, strerror(errno));
 }
 
