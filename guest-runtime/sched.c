@@ -368,6 +368,21 @@ static void forward_host_signal(void)
 		host_tstp = true;
 }
 
+/* Why the host module killed a guest task (enum uml_end_cause). */
+static const char *end_cause_name(uint32_t cause)
+{
+	switch (cause) {
+	case UML_END_PTRACED:
+		return "it was ptraced";
+	case UML_END_SKIP:
+		return "the host kernel ran a syscall it should have skipped";
+	case UML_END_NATIVE:
+		return "its vDSO syscall instruction was changed";
+	default:
+		return "unknown reason";
+	}
+}
+
 static void handle_exit(struct task *t, const struct uml_exit *ex)
 {
 	struct ksiginfo si;
@@ -395,6 +410,9 @@ static void handle_exit(struct task *t, const struct uml_exit *ex)
 		break;
 	case UML_EXIT_EXITED:
 		t->th_gone = true;
+		if (ex->exited.cause)
+			fprintf(stderr, "umlrun: skas.ko killed guest pid %d: %s\n",
+				t->p->pid, end_cause_name(ex->exited.cause));
 		if (WIFSIGNALED(ex->exited.status))
 			proc_exit_group(t->p, WTERMSIG(ex->exited.status));
 		else

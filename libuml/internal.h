@@ -83,6 +83,7 @@ struct uml_thread {
 	volatile pid_t pid;		/* host tid; 0 once reaped */
 	int pidfd;			/* for kicks that cannot hit a reused pid */
 	int exit_status;		/* valid when exit_pending */
+	uint32_t end_cause;		/* skas: SKAS_END_*, with exit_status */
 	unsigned int exit_pending:1;	/* died during an injection */
 	unsigned int dead:1;		/* UML_EXIT_EXITED reported */
 	unsigned int interrupted:1;	/* a signal was swallowed meanwhile */

@@ -6,6 +6,7 @@
  */
 #include <pthread.h>
 #include <time.h>
+#include <sys/ptrace.h>
 #include <sys/time.h>
 #include <sys/user.h>
 
@@ -643,11 +644,38 @@ TEST_F(run, killed_guest_is_exited_then_esrch)
 	ASSERT_EQ(UML_EXIT_EXITED, self->ex.reason);
 	EXPECT_TRUE(WIFSIGNALED(self->ex.exited.status));
 	EXPECT_EQ(SIGKILL, WTERMSIG(self->ex.exited.status));
+	EXPECT_EQ(UML_END_NONE, self->ex.exited.cause);	/* not the module */
 	EXPECT_EQ(-ESRCH, uml_thread_run(self->t, &self->ex));
 	EXPECT_EQ(-ESRCH, uml_thread_kick(self->t));
 	EXPECT_FALSE(pid_exists(pid));		/* reaped */
 	/* Memory operations have no task left to run in. */
 	EXPECT_EQ(-ESRCH, uml_aspace_unmap(self->as, GUEST_DATA, PAGE));
+}
+
+/*
+ * skas: a guest task that gets a ptrace tracer is killed by the module,
+ * and the runtime is told why (SKAS_CAP_END_CAUSE).  On ptrace the host
+ * task is the backend's own tracee: nobody else can seize it.
+ */
+TEST_F(run, traced_guest_is_killed_and_says_why)
+{
+	int pid = uml_thread_host_tid(self->t);
+
+	if (variant->backend != UML_BACKEND_SKAS)
+		SKIP(return, "ptrace: the backend is the guest's tracer");
+#ifdef SKAS_CAP_END_CAUSE
+	if (!skas_has_cap(SKAS_CAP_END_CAUSE))
+#endif
+		SKIP(return, "skas.ko does not end ptraced guests "
+		     "(SKAS_CAP_END_CAUSE)");
+	ASSERT_EQ(0, start(self->as, self->r, code_write_exit,
+			   sizeof(code_write_exit)));
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, pid, 0, 0));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_EXITED, self->ex.reason);
+	EXPECT_TRUE(WIFSIGNALED(self->ex.exited.status));
+	EXPECT_EQ(UML_END_PTRACED, self->ex.exited.cause);
+	EXPECT_FALSE(pid_exists(pid));		/* reaped */
 }
 
 /* A stray non-fault signal from outside is an interruption, not a death. */
