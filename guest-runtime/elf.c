@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ELF loading: static (ET_EXEC) and static-pie (ET_DYN without PT_INTERP)
- * x86-64 programs, mapped from the file with private mappings plus
- * anonymous bss, and the initial stack (argv, envp, auxv).
+ * ELF loading: static (ET_EXEC), static-pie and dynamically linked x86-64
+ * programs, mapped from the file with private mappings plus anonymous bss,
+ * the program interpreter (PT_INTERP, the dynamic loader) beside them as
+ * the kernel's load_elf_binary() maps it, and the initial stack (argv,
+ * envp, auxv).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -47,25 +49,40 @@ static int elf_read(int fd, struct elf_info *ei)
 	return 0;
 }
 
-/*
- * Can we run this file?  0, -ENOEXEC (not an x86-64 ELF) or -ELIBBAD
- * (dynamically linked: not supported yet); @why explains.
- */
+/* Can we run this file?  0 or -ENOEXEC (not an x86-64 ELF); @why explains. */
 int elf_check(int fd, char *why, size_t whylen)
+{
+	struct elf_info ei;
+	int r = elf_read(fd, &ei);
+
+	if (r < 0)
+		snprintf(why, whylen, "not an x86-64 ELF executable");
+	return r;
+}
+
+/*
+ * The program interpreter @fd names (its first PT_INTERP) into @path:
+ * 1, 0 if it has none, or -ENOEXEC for a malformed one, with the kernel's
+ * checks (2 to PATH_MAX bytes, NUL-terminated).
+ */
+int elf_interp(int fd, char *path, size_t len)
 {
 	struct elf_info ei;
 	int i, r = elf_read(fd, &ei);
 
-	if (r < 0) {
-		snprintf(why, whylen, "not an x86-64 ELF executable");
+	if (r < 0)
 		return r;
-	}
 	for (i = 0; i < ei.eh.e_phnum; i++) {
-		if (ei.ph[i].p_type == PT_INTERP) {
-			snprintf(why, whylen, "dynamically linked programs are "
-				 "not supported yet");
-			return -ELIBBAD;
-		}
+		const Elf64_Phdr *ph = &ei.ph[i];
+
+		if (ph->p_type != PT_INTERP)
+			continue;
+		if (ph->p_filesz < 2 || ph->p_filesz > len)
+			return -ENOEXEC;
+		if (pread(fd, path, ph->p_filesz, ph->p_offset) !=
+		    (ssize_t)ph->p_filesz || path[ph->p_filesz - 1])
+			return -ENOEXEC;
+		return 1;
 	}
 	return 0;
 }
@@ -228,14 +245,65 @@ static int map_stack(struct task *t, const struct exec_args *a,
 	return r;
 }
 
-/* Map the program into the (empty) address space of @t and set its regs. */
-int elf_load(struct task *t, int fd, const char *execfn,
+/*
+ * Map the interpreter @ifd where the mmap area has room for all of it (an
+ * ET_DYN one; an ET_EXEC one where it says), as load_elf_interp() does.
+ * Its load bias (AT_BASE) in *@biasp, its entry in *@entryp.
+ */
+static int load_interp(struct task *t, int ifd, uint64_t *biasp,
+		       uint64_t *entryp)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, bias = 0, base;
+	struct elf_info ei;
+	int i, err;
+
+	err = elf_read(ifd, &ei);
+	if (err < 0)
+		return err;
+	for (i = 0; i < ei.eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &ei.ph[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_vaddr + ph->p_memsz < ph->p_vaddr)
+			return -EINVAL;
+		if (PAGE_DOWN(ph->p_vaddr) < lo)
+			lo = PAGE_DOWN(ph->p_vaddr);
+		if (ph->p_vaddr + ph->p_memsz > hi)
+			hi = ph->p_vaddr + ph->p_memsz;
+	}
+	if (hi <= lo || PAGE_ALIGN(hi) < hi)
+		return -EINVAL;
+	if (ei.eh.e_type == ET_DYN) {
+		base = mm_find_free(t->p->mm, PAGE_ALIGN(hi) - lo);
+		if (!base)
+			return -ENOMEM;
+		bias = base - lo;
+	}
+	for (i = 0; i < ei.eh.e_phnum; i++) {
+		if (ei.ph[i].p_type != PT_LOAD)
+			continue;
+		err = load_segment(t, ifd, &ei.ph[i], bias);
+		if (err < 0)
+			return err;
+	}
+	*biasp = bias;
+	*entryp = ei.eh.e_entry + bias;
+	return 0;
+}
+
+/*
+ * Map the program @fd (and its interpreter @ifd, or -1) into the (empty)
+ * address space of @t and set its registers: it starts at the
+ * interpreter's entry, with the program's in AT_ENTRY.
+ */
+int elf_load(struct task *t, int fd, int ifd, const char *execfn,
 	     const struct exec_args *a)
 {
 	struct uml_aspace_info info;
 	struct elf_info ei;
 	struct uml_regs *r;
-	uint64_t bias = 0, end = 0, sp;
+	uint64_t bias = 0, end = 0, sp, ibias = 0, entry;
 	int i, err;
 
 	err = elf_read(fd, &ei);
@@ -263,11 +331,17 @@ int elf_load(struct task *t, int fd, const char *execfn,
 			end = ph->p_vaddr + bias + ph->p_memsz;
 	}
 	t->p->mm->brk_start = t->p->mm->brk = PAGE_ALIGN(end);
+	entry = ei.eh.e_entry + bias;
+	if (ifd >= 0) {
+		err = load_interp(t, ifd, &ibias, &entry);
+		if (err < 0)
+			return err;
+	}
 
 	uint64_t aux[2 * NAUX] = {
 		AT_PHDR, phdr_addr(&ei, bias), AT_PHENT, sizeof(Elf64_Phdr),
 		AT_PHNUM, ei.eh.e_phnum, AT_PAGESZ, PAGE_SIZE,
-		AT_BASE, 0, AT_FLAGS, 0, AT_ENTRY, ei.eh.e_entry + bias,
+		AT_BASE, ibias, AT_FLAGS, 0, AT_ENTRY, ei.eh.e_entry + bias,
 		AT_UID, getuid(), AT_EUID, geteuid(), AT_GID, getgid(),
 		AT_EGID, getegid(), AT_SECURE, 0, AT_HWCAP, getauxval(AT_HWCAP),
 		AT_HWCAP2, getauxval(AT_HWCAP2), AT_CLKTCK, sysconf(_SC_CLK_TCK),
@@ -282,7 +356,7 @@ int elf_load(struct task *t, int fd, const char *execfn,
 
 	r = uml_thread_regs(t->th);
 	memset(r, 0, sizeof(*r));
-	r->rip = ei.eh.e_entry + bias;
+	r->rip = entry;
 	r->rsp = sp;
 	r->cs = 0x33;
 	r->ss = 0x2b;

@@ -5,10 +5,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "umlrun.h"
@@ -81,8 +83,35 @@ static void set_comm(struct proc *p, const char *path)
 	p->comm[sizeof(p->comm) - 1] = 0;
 }
 
+/*
+ * A CLONE_VM child execs: it gets an address space of its own (a fork of
+ * the thread, whose memory exec empties next), and its thread in its
+ * parent's address space ends.
+ */
+static int exec_unshare(struct task *t)
+{
+	struct uml_aspace *old = t->p->as, *as;
+	struct uml_thread *th, *oth = t->th;
+	struct proc *q;
+	int r;
+
+	r = uml_thread_clone(t->th, 0, &th, &as);
+	if (r < 0)
+		return r;
+	for (q = procs; q; q = q->next)
+		if (q->as == old && !q->as_shared)
+			fast_proc_inherit(t->p, q);	/* what the copy holds */
+	t->th = th;
+	uml_thread_set_data(th, t);
+	t->p->as = as;
+	uml_thread_destroy(oth);
+	proc_as_leave(t->p, old);
+	fast_task_setup(t);
+	return 0;
+}
+
 /* The point of no return: the old image goes. */
-static int exec_commit(struct task *t, int fd, const char *path,
+static int exec_commit(struct task *t, int fd, int ifd, const char *path,
 		       char *hostpath, struct exec_args *a)
 {
 	struct proc *p = t->p;
@@ -93,9 +122,11 @@ static int exec_commit(struct task *t, int fd, const char *path,
 
 		task_exit(o, 0);
 	}
-	r = uml_aspace_reset(p->as);
+	r = p->as_shared ? exec_unshare(t) : 0;
 	if (r == 0)
-		r = elf_load(t, fd, path, a);
+		r = uml_aspace_reset(p->as);
+	if (r == 0)
+		r = elf_load(t, fd, ifd, path, a);
 	if (r < 0) {
 		free(hostpath);
 		return r;
@@ -114,6 +145,10 @@ static int exec_commit(struct task *t, int fd, const char *path,
 	}
 	fdt_close_on_exec(p->fdt);
 	sig_exec_reset(p);
+	cred_exec(t);
+	posix_timers_free(p);
+	t->keepcaps = false;
+	p->dumpable = true;
 	fast_proc_sync(p);
 	fast_task_setup(t);
 	t->ss_sp = t->ss_size = 0;
@@ -203,16 +238,52 @@ static int script_args(struct exec_args *ea, const char *interp,
 }
 
 /*
+ * The dynamic loader the ELF @fd names (PT_INTERP), opened as the guest
+ * sees it (inside --root) before the point of no return, as
+ * load_elf_binary() opens it: *@ifdp, or -1 for a static program.
+ */
+static int exec_open_loader(struct task *t, int fd, int *ifdp, char *why,
+			    size_t whylen)
+{
+	char path[PATH_MAX], *host;
+	int r = elf_interp(fd, path, sizeof(path));
+
+	*ifdp = -1;
+	if (r <= 0) {
+		if (r < 0)
+			snprintf(why, whylen, "bad program interpreter");
+		return r;
+	}
+	r = exec_open(t, AT_FDCWD, path, ifdp, &host);
+	if (r < 0) {
+		snprintf(why, whylen, "interpreter %.60s: %s", path,
+			 strerror(-r));
+		return r;
+	}
+	free(host);
+	if (elf_check(*ifdp, why, whylen) < 0) {
+		snprintf(why, whylen, "interpreter %.60s: not an x86-64 ELF",
+			 path);
+		close(*ifdp);
+		*ifdp = -1;
+		return -ELIBBAD;
+	}
+	return 0;
+}
+
+/*
  * Open what @path runs: an ELF, or the interpreter of a "#!" script (one
- * level, as the argv is rewritten).  @why explains a failure.
+ * level, as the argv is rewritten), and the dynamic loader of that ELF
+ * (*@ifdp, -1 if none).  @why explains a failure.
  */
 static int exec_prepare(struct task *t, const char *path,
-			struct exec_args *ea, int *fdp, char **hostpath,
-			char *why, size_t whylen)
+			struct exec_args *ea, int *fdp, int *ifdp,
+			char **hostpath, char *why, size_t whylen)
 {
 	char line[256], *interp, *arg;
 	int r;
 
+	*ifdp = -1;
 	snprintf(why, whylen, "cannot execute");
 	r = exec_open(t, AT_FDCWD, path, fdp, hostpath);
 	if (r < 0) {
@@ -227,9 +298,12 @@ static int exec_prepare(struct task *t, const char *path,
 		r = script_args(ea, interp, arg, path);
 		if (r < 0)
 			return r;
-		return exec_prepare_interp(t, interp, fdp, hostpath, why,
-					   whylen);
+		r = exec_prepare_interp(t, interp, fdp, hostpath, why, whylen);
+		if (r < 0)
+			return r;
 	}
+	if (r == 0)
+		r = exec_open_loader(t, *fdp, ifdp, why, whylen);
 	if (r < 0) {
 		close(*fdp);
 		free(*hostpath);
@@ -242,7 +316,7 @@ long sys_execve(struct task *t, const uint64_t *a)
 	struct exec_args ea = { 0 };
 	char path[PAGE_SIZE], why[128], *hostpath;
 	size_t bytes = 0;
-	int r, fd;
+	int r, fd, ifd;
 
 	r = strncpy_from_guest(t, path, a[0], sizeof(path));
 	if (r < 0)
@@ -251,15 +325,18 @@ long sys_execve(struct task *t, const uint64_t *a)
 	if (r == 0)
 		r = copy_strv(t, a[2], &ea.envp, &ea.envc, &bytes);
 	if (r == 0)
-		r = exec_prepare(t, path, &ea, &fd, &hostpath, why, sizeof(why));
-	if (r == -ELIBBAD)
+		r = exec_prepare(t, path, &ea, &fd, &ifd, &hostpath, why,
+				 sizeof(why));
+	if (r == -ELIBBAD && opt.strace)
 		warnx_("%s: %s", path, why);
 	if (r < 0) {
 		exec_args_free(&ea);
 		return r;
 	}
-	r = exec_commit(t, fd, path, hostpath, &ea);
+	r = exec_commit(t, fd, ifd, path, hostpath, &ea);
 	close(fd);
+	if (ifd >= 0)
+		close(ifd);
 	exec_args_free(&ea);
 	if (r < 0) {
 		/* Too late to fail the call: the old image is gone. */
@@ -305,6 +382,7 @@ static char **strv_dup(char **v, int *n)
 static struct task *init_task(void)
 {
 	struct uml_thread *th;
+	struct stat st;
 	struct proc *p;
 	struct task *t;
 	int r;
@@ -319,14 +397,18 @@ static struct task *init_task(void)
 	p->sh = sighand_new();
 	p->umask = 022;
 	p->pgid = p->sid = p->pid;
-	if (p->cwdfd < 0 || !p->fdt || !p->sh)
+	if (p->cwdfd < 0 || !p->fdt || !p->sh || fstat(p->cwdfd, &st) < 0)
 		die("cannot set up the first process");
+	p->cwd_in_proc = procfs_is_procfs(&st);
 	r = uml_aspace_create(host, &p->as, &th);
 	if (r < 0)
 		die("cannot create an address space: %s", uml_strerror(r));
 	t = task_new(p, th, p->pid);
 	if (!t)
 		die("out of memory");
+	cred_init(t);
+	t->timer_slack_ns = 50000;	/* the kernel's default */
+	p->dumpable = true;
 	fast_aspace_init(p);
 	fast_task_setup(t);
 	return t;
@@ -338,21 +420,23 @@ int proc_start_init(const char *path, int argc, char **argv, char **envp)
 	struct exec_args ea;
 	char why[128], *hostpath;
 	struct task *t = init_task();
-	int fd, r;
+	int fd, ifd, r;
 
 	(void)argc;
 	ea.argv = strv_dup(argv, &ea.argc);
 	ea.envp = strv_dup(envp, &ea.envc);
 	if (!ea.argv || !ea.envp)
 		die("out of memory");
-	r = exec_prepare(t, path, &ea, &fd, &hostpath, why, sizeof(why));
+	r = exec_prepare(t, path, &ea, &fd, &ifd, &hostpath, why, sizeof(why));
 	if (r < 0) {
 		warnx_("%s: %s", path, why);
 		exec_args_free(&ea);
 		return r;
 	}
-	r = elf_load(t, fd, path, &ea);
+	r = elf_load(t, fd, ifd, path, &ea);
 	close(fd);
+	if (ifd >= 0)
+		close(ifd);
 	proc_set_cmdline(t->p, ea.argv, ea.argc);
 	exec_args_free(&ea);
 	if (r < 0) {

@@ -108,12 +108,34 @@ void fast_proc_sync(struct proc *p)
 	int64_t v[FAST_NCONST];
 	int i;
 
-	if (!const_on || !p->as)
+	if (!const_on || !p->as || p->as_shared)
 		return;
 	const_values(p, v);
 	for (i = 0; i < FAST_NCONST; i++)
 		if (!(p->fast_const & (1u << i)) || p->fast_val[i] != v[i])
 			const_set(p, i, v[i]);
+}
+
+/*
+ * @parent's address space gets a CLONE_VM child, another process with its
+ * own pid, parent and group: those CONST answers would be wrong for one
+ * of them, so they trap until the child leaves (the next
+ * fast_proc_sync() of @parent puts them back).  The ids are shared.
+ */
+void fast_as_shared(struct proc *parent)
+{
+	int i;
+
+	for (i = 0; const_on && i < FAST_NCONST; i++) {
+		if (const_nrs[i] != 39 && const_nrs[i] != 110 &&
+		    const_nrs[i] != 111)
+			continue;	/* not getpid, getppid, getpgrp */
+		if (uml_aspace_set_policy(parent->as, const_nrs[i],
+					  UML_POLICY_TRAP, 0) < 0)
+			die("cannot reset the policy of syscall %u",
+			    const_nrs[i]);
+		parent->fast_const &= ~(1u << i);
+	}
 }
 
 /* A fork child: the host copied the parent's policy, so its cache too. */

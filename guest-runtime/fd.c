@@ -36,9 +36,11 @@ struct file *file_new(int hostfd, int flags)
 	f->refs = 1;
 	f->hostfd = hostfd;
 	f->flags = flags & ~O_CLOEXEC;
-	if (fstat(hostfd, &st) == 0)
+	if (fstat(hostfd, &st) == 0) {
 		f->pollable = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ||
 			      S_ISSOCK(st.st_mode);
+		f->in_proc = procfs_is_procfs(&st);
+	}
 	return f;
 }
 
@@ -441,13 +443,6 @@ long sys_pwrite64(struct task *t, const uint64_t *a)
 	}
 	free(buf);
 	return r;
-}
-
-long sys_sendfile(struct task *t, const uint64_t *a)
-{
-	(void)t;
-	(void)a;
-	return -EINVAL;		/* callers fall back to read/write */
 }
 
 long sys_close(struct task *t, const uint64_t *a)

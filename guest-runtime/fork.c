@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,6 +44,20 @@ static void clone_tids(struct task *t, struct task *c, uint64_t flags,
 		c->clear_child_tid = ctid;
 }
 
+/*
+ * What a new thread gets from its creator, as copy_process() gives it:
+ * credentials and no_new_privs, the timer slack; not the parent-death
+ * signal, which the kernel clears in every child.
+ */
+static void task_inherit(struct task *c, const struct task *t)
+{
+	cred_inherit(c, t);
+	c->keepcaps = t->keepcaps;
+	c->no_new_privs = t->no_new_privs;
+	c->timer_slack_ns = t->timer_slack_ns;
+	c->pdeath_signal = 0;
+}
+
 static long clone_thread(struct task *t, uint64_t flags, uint64_t stack,
 			 uint64_t ptid, uint64_t ctid, uint64_t tls)
 {
@@ -64,6 +79,7 @@ static long clone_thread(struct task *t, uint64_t flags, uint64_t stack,
 		return -ENOMEM;
 	}
 	c->sigmask = t->sigmask;
+	task_inherit(c, t);
 	child_regs(t, c, flags, stack, tls);
 	clone_tids(t, c, flags, ptid, ctid);
 	fast_task_setup(c);
@@ -74,7 +90,12 @@ static long clone_thread(struct task *t, uint64_t flags, uint64_t stack,
 static int proc_copy_state(struct proc *p, struct proc *parent,
 			   uint64_t flags)
 {
-	p->mm = mm_copy(parent->mm);
+	if (p->as_shared) {
+		p->mm = parent->mm;
+		p->mm->refs++;
+	} else {
+		p->mm = mm_copy(parent->mm);
+	}
 	if (flags & CLONE_FILES) {
 		p->fdt = parent->fdt;
 		p->fdt->refs++;
@@ -83,6 +104,7 @@ static int proc_copy_state(struct proc *p, struct proc *parent,
 	}
 	p->sh = sighand_copy(parent->sh);
 	p->cwdfd = fcntl(parent->cwdfd, F_DUPFD_CLOEXEC, 3);
+	p->cwd_in_proc = parent->cwd_in_proc;
 	p->exe = strdup(parent->exe);
 	if (!p->mm || !p->fdt || !p->sh || p->cwdfd < 0 || !p->exe)
 		return -ENOMEM;
@@ -95,6 +117,7 @@ static int proc_copy_state(struct proc *p, struct proc *parent,
 		p->cmdline_len = parent->cmdline_len;
 	}
 	p->umask = parent->umask;
+	p->dumpable = parent->dumpable;	/* not subreaper: the kernel's is not */
 	p->pgid = parent->pgid;
 	p->sid = parent->sid;
 	p->parent = (flags & CLONE_PARENT) ? parent->parent : parent;
@@ -115,15 +138,29 @@ static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
 
 	if (nprocs >= opt.max_procs)
 		return -EAGAIN;
-	r = uml_thread_clone(t->th, 0, &th, &as);
+	/*
+	 * CLONE_VM (vfork, posix_spawn): the child is a new process whose
+	 * thread runs in the parent's address space until it execs or exits
+	 * (exec.c and proc.c then give it its own, or just end the thread).
+	 */
+	if (flags & CLONE_VM) {
+		as = t->p->as;
+		r = uml_thread_clone(t->th, UML_CLONE_THREAD, &th, NULL);
+	} else {
+		r = uml_thread_clone(t->th, 0, &th, &as);
+	}
 	if (r < 0)
 		return r;
 	p = proc_alloc();
 	if (!p) {
-		uml_aspace_destroy(as);
+		if (flags & CLONE_VM)
+			uml_thread_destroy(th);
+		else
+			uml_aspace_destroy(as);
 		return -EAGAIN;
 	}
 	p->as = as;
+	p->as_shared = flags & CLONE_VM;
 	p->state = PROC_ALIVE;
 	c = task_new(p, th, p->pid);
 	if (!c || proc_copy_state(p, t->p, flags) < 0) {
@@ -133,10 +170,15 @@ static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
 		return -ENOMEM;
 	}
 	/* Its getpid, getppid... are still the parent's: correct them. */
-	fast_proc_inherit(p, t->p);
-	fast_proc_sync(p);
+	if (p->as_shared) {
+		fast_as_shared(t->p);
+	} else {
+		fast_proc_inherit(p, t->p);
+		fast_proc_sync(p);
+	}
 	fast_task_setup(c);
 	c->sigmask = t->sigmask;
+	task_inherit(c, t);
 	c->ss_sp = t->ss_sp;
 	c->ss_size = t->ss_size;
 	c->ss_flags = t->ss_flags;
@@ -168,11 +210,6 @@ static long do_clone(struct task *t, uint64_t flags, uint64_t stack,
 		return -EINVAL;
 	if (flags & CLONE_THREAD)
 		return clone_thread(t, flags, stack, ptid, ctid, tls);
-	/*
-	 * A vfork child (CLONE_VM without CLONE_THREAD) gets a copy-on-write
-	 * copy instead of the shared memory: same result for a child that
-	 * only execs or exits, as POSIX requires.
-	 */
 	return clone_process(t, flags, stack, ptid, ctid, tls);
 }
 
@@ -316,14 +353,19 @@ long sys_wait4(struct task *t, const uint64_t *a)
 	st = wait_collect(c, ev, false);
 	if (a[1] && copy_to_guest(t, a[1], &st, sizeof(st)) < 0)
 		return -EFAULT;
-	if (a[3]) {
-		char ru[144] = { 0 };	/* struct rusage */
-
-		copy_to_guest(t, a[3], ru, sizeof(ru));
-	}
 	pid = c->pid;
-	if (ev == WAIT_EXITED)
+	/* As kernel_wait4(): the child is reaped even if rusage faults. */
+	if (a[3]) {
+		struct rusage ru;
+
+		usage_rusage_of(c, &ru);
+		if (copy_to_guest(t, a[3], &ru, sizeof(ru)) < 0)
+			pid = -EFAULT;
+	}
+	if (ev == WAIT_EXITED) {
+		usage_reaped(t->p, c);
 		proc_reap(c);
+	}
 	return pid;
 }
 
@@ -379,7 +421,16 @@ long sys_waitid(struct task *t, const uint64_t *a)
 	}
 	if (a[2] && copy_to_guest(t, a[2], si, sizeof(si)) < 0)
 		return -EFAULT;
-	if (c && ev == WAIT_EXITED && !(options & WNOWAIT))
+	if (c && a[4]) {
+		struct rusage ru;
+
+		usage_rusage_of(c, &ru);
+		if (copy_to_guest(t, a[4], &ru, sizeof(ru)) < 0)
+			return -EFAULT;
+	}
+	if (c && ev == WAIT_EXITED && !(options & WNOWAIT)) {
+		usage_reaped(t->p, c);
 		proc_reap(c);
+	}
 	return 0;
 }

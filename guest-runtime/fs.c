@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "umlrun.h"
@@ -26,6 +28,7 @@ struct hpath {
 	int dirfd;
 	const char *name;
 	int tmpfd;
+	bool host;		/* procfs.c made it a host path: use it as is */
 	char buf[PATH_MAX];
 };
 
@@ -157,15 +160,50 @@ static int relative_in_root(struct task *t, int basefd, struct hpath *hp,
 	return resolve_in_root(t, hp, hp->buf, follow);
 }
 
+/*
+ * A relative path from a directory on the host's /proc ("self/fd/3" from
+ * /proc, "../self/mem" from /proc/<pid>) would lead the host to the
+ * runtime's own entries: make it absolute, so that procfs.c sees the
+ * /proc name it spells.  -errno, or 0.
+ */
+static int proc_relative(struct task *t, int gdirfd, struct hpath *hp)
+{
+	char base[PATH_MAX], full[PATH_MAX];
+	struct file *f = NULL;
+	int r;
+
+	if (!root_is_slash || !hp->buf[0] || hp->buf[0] == '/')
+		return 0;
+	if (gdirfd != AT_FDCWD) {
+		f = fd_lookup(t, gdirfd);
+		if (!f)
+			return -EBADF;
+	}
+	if (f ? !f->in_proc : !t->p->cwd_in_proc)
+		return 0;
+	r = fd_guest_path(t, f ? f->hostfd : t->p->cwdfd, base, sizeof(base));
+	if (r < 0)
+		return r;
+	procfs_host_to_guest(base, sizeof(base));
+	if ((size_t)snprintf(full, sizeof(full), "%s/%s", base, hp->buf) >=
+	    sizeof(full))
+		return -ENAMETOOLONG;
+	strcpy(hp->buf, full);
+	return 0;
+}
+
 /* Resolve the guest path in hp->buf (relative to @gdirfd) for a host *at call. */
 static int path_resolve(struct task *t, int gdirfd, struct hpath *hp,
 			bool follow)
 {
+	struct proc *p;
 	int r;
 
-	struct proc *p;
-
 	hp->tmpfd = -1;
+	hp->host = false;
+	r = proc_relative(t, gdirfd, hp);
+	if (r < 0)
+		return r;
 	p = procfs_exe_proc(t, hp->buf);
 	if (p) {
 		/* The program itself, wherever the root is. */
@@ -174,12 +212,14 @@ static int path_resolve(struct task *t, int gdirfd, struct hpath *hp,
 		strcpy(hp->buf, p->exe);
 		hp->dirfd = AT_FDCWD;
 		hp->name = hp->buf;
+		hp->host = true;
 		return 0;
 	}
 	if (root_is_slash && hp->buf[0] == '/') {
 		r = procfs_rewrite(t, hp->buf, sizeof(hp->buf));
 		if (r < 0)
 			return r;
+		hp->host = r > 0;
 	}
 	if (hp->buf[0] == '/') {
 		hp->dirfd = AT_FDCWD;
@@ -209,6 +249,7 @@ static int path_get(struct task *t, int gdirfd, uint64_t upath,
 	int n = strncpy_from_guest(t, hp->buf, upath, sizeof(hp->buf));
 
 	hp->tmpfd = -1;
+	hp->host = false;
 	if (n < 0)
 		return n;
 	return path_resolve(t, gdirfd, hp, follow);
@@ -229,7 +270,7 @@ static int path_may_write(struct hpath *hp)
 /* /proc/<guest pid>/stat and friends: a file made by procfs.c. */
 static long procfs_open_guest(struct task *t, uint64_t upath, int flags)
 {
-	char path[64];
+	char path[PATH_MAX];
 	struct file *f;
 	int fd;
 
@@ -261,6 +302,30 @@ static bool is_fifo(struct hpath *hp)
 	return fstatat(hp->dirfd, hp->name, &st, 0) == 0 && S_ISFIFO(st.st_mode);
 }
 
+/*
+ * openat() the guest's way (its flags as build_open_how() takes them), but
+ * through no magic link (/proc/<pid>/fd/N, exe, cwd...) unless procfs.c
+ * made the path: a symlink the guest planted cannot lead to one of the
+ * runtime's own fds, whatever it spells.
+ */
+static int open_guest(struct hpath *hp, int flags, int mode)
+{
+	const int valid = O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC |
+			  O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | FASYNC |
+			  O_DIRECT | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW |
+			  O_NOATIME | O_CLOEXEC | O_PATH | O_TMPFILE;
+	struct open_how how = { .resolve = RESOLVE_NO_MAGICLINKS };
+
+	if (hp->host)
+		return openat(hp->dirfd, hp->name, flags, mode);
+	how.flags = flags & valid;
+	if (how.flags & O_PATH)
+		how.flags &= O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC;
+	if ((how.flags & O_CREAT) || (how.flags & O_TMPFILE) == O_TMPFILE)
+		how.mode = mode & 07777;
+	return syscall(SYS_openat2, hp->dirfd, hp->name, &how, sizeof(how));
+}
+
 static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 		    int mode)
 {
@@ -280,8 +345,8 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 	    (r = path_may_write(&hp)) < 0)
 		goto out;
 	fifo = is_fifo(&hp);
-	fd = openat(hp.dirfd, hp.name, (flags | O_CLOEXEC | (fifo ? O_NONBLOCK : 0)) &
-		    ~(fifo ? 0 : O_NONBLOCK), mode & ~t->p->umask & 07777);
+	fd = open_guest(&hp, (flags | O_CLOEXEC | (fifo ? O_NONBLOCK : 0)) &
+			~(fifo ? 0 : O_NONBLOCK), mode & ~t->p->umask & 07777);
 	if (fd < 0 && errno == ENXIO && fifo && !(flags & O_NONBLOCK)) {
 		/* A writer waits for a reader: look again in a while. */
 		r = block_until(t, now_ns() + 10000000);
@@ -410,21 +475,28 @@ long sys_faccessat2(struct task *t, const uint64_t *a)
 static long do_readlink(struct task *t, int gdirfd, uint64_t upath,
 			uint64_t ubuf, size_t len)
 {
-	char out[PATH_MAX], path[PATH_MAX];
+	char out[PATH_MAX];
 	struct hpath hp;
+	struct proc *p;
 	ssize_t n;
 	int r;
 
-	r = strncpy_from_guest(t, path, upath, sizeof(path));
+	hp.tmpfd = -1;
+	hp.host = false;
+	r = strncpy_from_guest(t, hp.buf, upath, sizeof(hp.buf));
 	if (r < 0)
 		return r;
-	if (procfs_exe_proc(t, path)) {
-		r = path_host(t, procfs_exe_proc(t, path)->exe, out, sizeof(out));
+	r = proc_relative(t, gdirfd, &hp);
+	if (r < 0)
+		return r;
+	p = procfs_exe_proc(t, hp.buf);
+	if (p) {
+		r = path_host(t, p->exe, out, sizeof(out));
 		if (r < 0)
 			return r;
 		n = strlen(out);
 	} else {
-		r = path_get(t, gdirfd, upath, &hp, false);
+		r = path_resolve(t, gdirfd, &hp, false);
 		if (r < 0)
 			return r;
 		n = readlinkat(hp.dirfd, hp.name, out, sizeof(out));
@@ -700,16 +772,18 @@ long sys_statfs(struct task *t, const uint64_t *a)
 static long set_cwd(struct task *t, int dirfd, const char *name)
 {
 	int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
 
 	if (fd < 0)
 		return -errno;
-	if (procfs_is_runtime(fd)) {
+	if (procfs_is_runtime(fd) || fstat(fd, &st) < 0) {
 		close(fd);
 		return -EACCES;
 	}
 	if (t->p->cwdfd >= 0)
 		close(t->p->cwdfd);
 	t->p->cwdfd = fd;
+	t->p->cwd_in_proc = procfs_is_procfs(&st);
 	return 0;
 }
 
@@ -776,7 +850,7 @@ int exec_open(struct task *t, int dirfd, const char *path, int *fdp,
 		hpath_put(&hp);
 		return r;
 	}
-	fd = openat(hp.dirfd, hp.name, O_RDONLY | O_CLOEXEC);
+	fd = open_guest(&hp, O_RDONLY | O_CLOEXEC, 0);
 	r = fd < 0 ? -errno : 0;
 	hpath_put(&hp);
 	if (r < 0)
@@ -792,4 +866,92 @@ int exec_open(struct task *t, int dirfd, const char *path, int *fdp,
 	*hostpath = strdup(host);
 	*fdp = fd;
 	return 0;
+}
+
+/* ---- AF_UNIX path names (socket.c) ---- */
+
+/* The (dev, inode) of every socket a guest bound: what it may connect to. */
+static struct { dev_t dev; ino_t ino; } *guest_socks;
+static size_t n_guest_socks, cap_guest_socks;
+
+static bool guest_sock_known(const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < n_guest_socks; i++)
+		if (guest_socks[i].dev == st->st_dev &&
+		    guest_socks[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+static void guest_sock_add(const struct stat *st)
+{
+	if (guest_sock_known(st))
+		return;
+	if (n_guest_socks == cap_guest_socks) {
+		size_t cap = cap_guest_socks ? cap_guest_socks * 2 : 16;
+		void *n = realloc(guest_socks, cap * sizeof(*guest_socks));
+
+		if (!n)
+			return;	/* it just cannot be connected to */
+		guest_socks = n;
+		cap_guest_socks = cap;
+	}
+	guest_socks[n_guest_socks].dev = st->st_dev;
+	guest_socks[n_guest_socks++].ino = st->st_ino;
+}
+
+/*
+ * bind (@bind) or connect host socket @sock to the guest's path name
+ * @path, resolved as every guest path is (its cwd, --root).  The kernel
+ * takes a socket's name relative to the caller's cwd, so the runtime
+ * makes the call from the directory the name lies in and goes back.
+ * bind creates a file (--rw only); connect reaches only a socket a guest
+ * bound, unless --net=host.  0 or -errno (EINPROGRESS for a connect that
+ * goes on).
+ */
+int unix_path_op(struct task *t, const char *path, int sock, bool bind_it)
+{
+	static int runtime_cwd = -1;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct hpath hp;
+	struct stat st;
+	int r;
+
+	if (runtime_cwd < 0)
+		runtime_cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (strlen(path) >= sizeof(hp.buf))
+		return -ENAMETOOLONG;
+	strcpy(hp.buf, path);
+	r = path_resolve(t, AT_FDCWD, &hp, !bind_it);
+	if (r < 0)
+		goto out;
+	if (bind_it && (r = path_may_write(&hp)) < 0)
+		goto out;
+	if (!bind_it && opt.net != NET_HOST &&
+	    (fstatat(hp.dirfd, hp.name, &st, 0) < 0 || !S_ISSOCK(st.st_mode) ||
+	     !guest_sock_known(&st))) {
+		r = fstatat(hp.dirfd, hp.name, &st, 0) < 0 ? -errno : -ECONNREFUSED;
+		goto out;
+	}
+	if (strlen(hp.name) >= sizeof(sun.sun_path)) {
+		r = -ENAMETOOLONG;
+		goto out;
+	}
+	strcpy(sun.sun_path, hp.name);
+	if (hp.dirfd != AT_FDCWD && (runtime_cwd < 0 || fchdir(hp.dirfd) < 0)) {
+		r = -errno;
+		goto out;
+	}
+	r = (bind_it ? bind(sock, (struct sockaddr *)&sun, sizeof(sun))
+		     : connect(sock, (struct sockaddr *)&sun, sizeof(sun))) < 0 ?
+	    -errno : 0;
+	if (r == 0 && bind_it && fstatat(AT_FDCWD, sun.sun_path, &st, 0) == 0)
+		guest_sock_add(&st);
+	if (hp.dirfd != AT_FDCWD && fchdir(runtime_cwd) < 0)
+		die("cannot return to the runtime's directory");
+out:
+	hpath_put(&hp);
+	return r;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * umlrun: run a static x86-64 Linux program as guest pid 1 of a small
+ * umlrun: run an x86-64 Linux program as guest pid 1 of a small
  * user-mode kernel built on libuml.
  */
 #define _GNU_SOURCE
@@ -50,6 +50,7 @@ static void usage(int status)
 	fprintf(status ? stderr : stdout,
 		"usage: umlrun [--backend=skas|ptrace|auto] [--root=DIR] [--rw]\n"
 		"              [--strace] [--stats] [--no-fast] [--max-procs=N]\n"
+		"              [--net=inet|none|host]\n"
 		"              [--] PROGRAM [ARGS...]\n"
 		"       umlrun --list-syscalls\n");
 	exit(status);
@@ -79,6 +80,15 @@ static int parse_options(int argc, char **argv)
 			opt.stats = true;
 		} else if (strcmp(s, "--no-fast") == 0) {
 			opt.no_fast = true;
+		} else if (strncmp(s, "--net=", 6) == 0) {
+			if (strcmp(s + 6, "inet") == 0)
+				opt.net = NET_INET;
+			else if (strcmp(s + 6, "none") == 0)
+				opt.net = NET_NONE;
+			else if (strcmp(s + 6, "host") == 0)
+				opt.net = NET_HOST;
+			else
+				die("unknown --net mode '%s'", s + 6);
 		} else if (strncmp(s, "--max-procs=", 12) == 0) {
 			opt.max_procs = atoi(s + 12);
 			if (opt.max_procs < 1)

@@ -238,23 +238,6 @@ long sys_sysinfo(struct task *t, const uint64_t *a)
 	return copy_to_guest(t, a[0], &si, sizeof(si)) < 0 ? -EFAULT : 0;
 }
 
-long sys_times(struct task *t, const uint64_t *a)
-{
-	struct tms tm = { 0 };
-	clock_t now = times(NULL);
-
-	if (a[0] && copy_to_guest(t, a[0], &tm, sizeof(tm)) < 0)
-		return -EFAULT;
-	return now;
-}
-
-long sys_getrusage(struct task *t, const uint64_t *a)
-{
-	struct rusage ru = { 0 };
-
-	return copy_to_guest(t, a[1], &ru, sizeof(ru)) < 0 ? -EFAULT : 0;
-}
-
 static void guest_rlimit(int res, struct rlimit *rl)
 {
 	if (getrlimit(res, rl) < 0)
@@ -381,9 +364,20 @@ long sys_rseq(struct task *t, const uint64_t *a)
 	return -ENOSYS;		/* libc then runs without rseq */
 }
 
+static long put_int(struct task *t, uint64_t uaddr, int v)
+{
+	return copy_to_guest(t, uaddr, &v, sizeof(v)) < 0 ? -EFAULT : 0;
+}
+
+/*
+ * The prctl calls glibc, busybox, make, python and their kin use, with
+ * the kernel's argument checks (kernel/sys.c); others are EINVAL, as for
+ * an option the kernel does not know.
+ */
 long sys_prctl(struct task *t, const uint64_t *a)
 {
 	char name[16];
+	long r;
 
 	switch (a[0]) {
 	case PR_SET_NAME:
@@ -394,9 +388,54 @@ long sys_prctl(struct task *t, const uint64_t *a)
 		return 0;
 	case PR_GET_NAME:
 		return copy_to_guest(t, a[1], t->p->comm, 16) < 0 ? -EFAULT : 0;
-	default:
-		return -EINVAL;
+	case PR_SET_PDEATHSIG:
+		if (a[1] > NSIG_GUEST)
+			return -EINVAL;
+		t->pdeath_signal = a[1];
+		return 0;
+	case PR_GET_PDEATHSIG:
+		return put_int(t, a[1], t->pdeath_signal);
+	case PR_SET_CHILD_SUBREAPER:
+		t->p->subreaper = a[1] != 0;
+		return 0;
+	case PR_GET_CHILD_SUBREAPER:
+		return put_int(t, a[1], t->p->subreaper);
+	case PR_SET_NO_NEW_PRIVS:
+		if (a[1] != 1 || a[2] || a[3] || a[4])
+			return -EINVAL;
+		t->no_new_privs = true;	/* and it cannot be unset */
+		return 0;
+	case PR_GET_NO_NEW_PRIVS:
+		if (a[1] || a[2] || a[3] || a[4])
+			return -EINVAL;
+		return t->no_new_privs;
+	case PR_SET_DUMPABLE:
+		if (a[1] > 1)
+			return -EINVAL;
+		t->p->dumpable = a[1];
+		return 0;
+	case PR_GET_DUMPABLE:
+		return t->p->dumpable;
+	case PR_SET_KEEPCAPS:
+		if (a[1] > 1)
+			return -EINVAL;
+		t->keepcaps = a[1];
+		return 0;
+	case PR_GET_KEEPCAPS:
+		return t->keepcaps;
+	case PR_SET_TIMERSLACK:
+		t->timer_slack_ns = (int64_t)a[1] <= 0 ? 50000 : a[1];
+		return 0;
+	case PR_GET_TIMERSLACK:
+		return t->timer_slack_ns;
+	case PR_GET_TID_ADDRESS:
+		return copy_to_guest(t, a[1], &t->clear_child_tid, 8) < 0 ?
+		       -EFAULT : 0;
+	case PR_GET_SECCOMP:
+		return 0;	/* the guest has no filter of its own */
 	}
+	r = cred_prctl(t, a);
+	return r == -ENOSYS ? -EINVAL : r;
 }
 
 /* ---- time ---- */
@@ -641,56 +680,74 @@ static long do_poll(struct task *t, struct pollfd *g, int n, int64_t deadline)
 	return deadline ? block_until(t, deadline) : SYS_BLOCK;
 }
 
-long sys_poll(struct task *t, const uint64_t *a)
+static long poll_common(struct task *t, uint64_t ufds, unsigned int nfds)
 {
-	int n = a[1];
+	int n = nfds;
 	struct pollfd *g;
 	long r;
 
-	if (n < 0 || n > 1024)
+	if (nfds > 1024)	/* RLIMIT_NOFILE, as the guest sees it */
 		return -EINVAL;
-	if (!t->sys_again)
-		t->sys_deadline = (int)a[2] < 0 ? 0 : now_ns() + (int64_t)(int)a[2] * 1000000 + 1;
 	g = calloc(n + 1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
-	r = copy_from_guest(t, g, a[0], n * sizeof(*g));
+	r = copy_from_guest(t, g, ufds, n * sizeof(*g));
 	if (r == 0)
 		r = do_poll(t, g, n, t->sys_deadline);
-	if (r >= 0 && copy_to_guest(t, a[0], g, n * sizeof(*g)) < 0)
+	if (r >= 0 && copy_to_guest(t, ufds, g, n * sizeof(*g)) < 0)
 		r = -EFAULT;
 	free(g);
 	return r;
 }
 
-long sys_ppoll(struct task *t, const uint64_t *a)
+long sys_poll(struct task *t, const uint64_t *a)
 {
-	struct timespec ts;
-	uint64_t b[3] = { a[0], a[1], (uint64_t)-1 };
-
-	if (!t->sys_again && a[2]) {
-		if (copy_from_guest(t, &ts, a[2], sizeof(ts)) < 0)
-			return -EFAULT;
-		b[2] = ts_ns(&ts) / 1000000;
-		if ((int64_t)b[2] > INT_MAX)
-			b[2] = -1;	/* as good as for ever */
-	}
-	return sys_poll(t, b);
+	if (!t->sys_again)
+		t->sys_deadline = (int)a[2] < 0 ? 0 : now_ns() + (int64_t)(int)a[2] * 1000000 + 1;
+	return poll_common(t, a[0], a[1]);
 }
 
-static long do_select(struct task *t, int nfds, const uint64_t *u,
-		      int64_t timeout_ns)
+/* A timeout as ppoll and pselect6 take it: deadline 0 for none. */
+static int poll_timeout(struct task *t, uint64_t uts)
+{
+	struct timespec ts;
+
+	if (t->sys_again)
+		return 0;
+	t->sys_deadline = 0;
+	if (!uts)
+		return 0;
+	if (copy_from_guest(t, &ts, uts, sizeof(ts)) < 0)
+		return -EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
+		return -EINVAL;
+	t->sys_deadline = ns_sat((__int128)now_ns() + ts_ns(&ts) + 1);
+	return 0;
+}
+
+long sys_ppoll(struct task *t, const uint64_t *a)
+{
+	long r = poll_timeout(t, a[2]);
+
+	if (r == 0)
+		r = sig_wait_mask(t, a[3], a[4]);
+	if (r == 0)
+		r = poll_common(t, a[0], a[1]);
+	return sig_wait_mask_end(t, r);
+}
+
+/* select on the deadline already in t->sys_deadline (0: none). */
+static long select_common(struct task *t, int nfds, const uint64_t *u)
 {
 	fd_set sets[3];
 	struct pollfd g[FD_SETSIZE];
 	int i, k, n = 0;
 	long r;
 
-	if (nfds < 0 || nfds > FD_SETSIZE)
+	if (nfds < 0)
 		return -EINVAL;
-	if (!t->sys_again)
-		t->sys_deadline = timeout_ns < 0 ? 0 :
-				  ns_sat((__int128)now_ns() + timeout_ns + 1);
+	if (nfds > FD_SETSIZE)
+		nfds = FD_SETSIZE;	/* the kernel clamps to its table, too */
 	for (k = 0; k < 3; k++) {
 		FD_ZERO(&sets[k]);
 		if (u[k] && copy_from_guest(t, &sets[k], u[k], (nfds + 7) / 8) < 0)
@@ -732,27 +789,34 @@ static long do_select(struct task *t, int nfds, const uint64_t *u,
 long sys_select(struct task *t, const uint64_t *a)
 {
 	struct timeval tv;
-	int64_t ns = -1;
 
-	if (!t->sys_again && a[4]) {
-		if (copy_from_guest(t, &tv, a[4], sizeof(tv)) < 0)
-			return -EFAULT;
-		ns = tv_ns(&tv);
+	if (!t->sys_again) {
+		t->sys_deadline = 0;
+		if (a[4]) {
+			if (copy_from_guest(t, &tv, a[4], sizeof(tv)) < 0)
+				return -EFAULT;
+			if (tv.tv_sec < 0 || tv.tv_usec < 0)
+				return -EINVAL;
+			t->sys_deadline = ns_sat((__int128)now_ns() +
+						 tv_ns(&tv) + 1);
+		}
 	}
-	return do_select(t, a[0], a + 1, ns);
+	return select_common(t, a[0], a + 1);
 }
 
 long sys_pselect6(struct task *t, const uint64_t *a)
 {
-	struct timespec ts;
-	int64_t ns = -1;
+	uint64_t sig[2] = { 0, 0 };	/* { const sigset_t *ss; size_t len } */
+	long r = poll_timeout(t, a[4]);
 
-	if (!t->sys_again && a[4]) {
-		if (copy_from_guest(t, &ts, a[4], sizeof(ts)) < 0)
-			return -EFAULT;
-		ns = ts_ns(&ts);
-	}
-	return do_select(t, a[0], a + 1, ns);
+	if (r == 0 && !t->sys_again && a[5] &&
+	    copy_from_guest(t, sig, a[5], sizeof(sig)) < 0)
+		r = -EFAULT;
+	if (r == 0)
+		r = sig_wait_mask(t, sig[0], sig[1]);
+	if (r == 0)
+		r = select_common(t, a[0], a + 1);
+	return sig_wait_mask_end(t, r);
 }
 
 /* ---- futex ---- */

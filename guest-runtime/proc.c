@@ -110,6 +110,7 @@ void tasks_free_dead(void)
 		struct task *t = dead_tasks;
 
 		dead_tasks = t->dead_next;
+		sigqueue_drop(&t->pending, ~0ULL);
 		free(t->w.fds);
 		free(t);
 	}
@@ -130,27 +131,82 @@ void task_exit(struct task *t, int code)
 		copy_to_guest(t, t->clear_child_tid, &zero, sizeof(zero));
 		wake_futex(p->as, t->clear_child_tid, 1, &woken);
 	}
+	usage_thread_done(t);
 	uml_thread_destroy(t->th);
 	task_unlink(t);
 }
 
+/*
+ * Who adopts the children of @p: its nearest living ancestor that is a
+ * child subreaper (PR_SET_CHILD_SUBREAPER), else init, as the kernel's
+ * find_new_reaper().
+ */
+static struct proc *new_reaper(struct proc *p)
+{
+	struct proc *r;
+
+	for (r = p->parent; r && r != init_proc; r = r->parent)
+		if (r->subreaper && r->state == PROC_ALIVE)
+			return r;
+	return init_proc;
+}
+
+/*
+ * @c lost its parent @p: each signal its threads asked for with
+ * PR_SET_PDEATHSIG goes to it, SIGKILL last (the only one that ends it
+ * at once: @c may be freed after it).
+ */
+static void send_pdeath(struct proc *c, struct proc *p)
+{
+	struct ksiginfo si = { .code = 0 /* SI_USER */, .pid = p->pid,
+			       .uid = getuid() };
+	uint64_t sigs = 0;
+	struct task *t;
+
+	for (t = c->threads; t; t = t->next_in_proc)
+		if (sig_valid(t->pdeath_signal))
+			sigs |= SIGBIT(t->pdeath_signal);
+	sigs &= ~SIGBIT(SIGKILL);
+	while (sigs) {
+		si.signo = __builtin_ctzll(sigs) + 1;
+		sigs &= sigs - 1;
+		sig_send_proc(c, &si);
+	}
+	for (t = c->threads; t; t = t->next_in_proc) {
+		if (t->pdeath_signal == SIGKILL) {
+			si.signo = SIGKILL;
+			sig_send_proc(c, &si);
+			return;
+		}
+	}
+}
+
 static void reparent_children(struct proc *p)
 {
-	struct proc *c;
+	struct proc *c, *next, *reaper = new_reaper(p);
 	bool zombies = false;
 
 	for (c = procs; c; c = c->next) {
 		if (c->parent != p)
 			continue;
-		c->parent = init_proc;
+		c->parent = reaper;
+		c->lost_parent = c->state == PROC_ALIVE;
 		/* As the kernel's reparent_leader(): no slaying init. */
 		c->exit_signal = SIGCHLD;
 		fast_proc_sync(c);
 		if (c->state == PROC_ZOMBIE)
 			zombies = true;
 	}
-	if (zombies && init_proc->state == PROC_ALIVE)
-		wake_children_waiters(init_proc);
+	if (zombies && reaper->state == PROC_ALIVE)
+		wake_children_waiters(reaper);
+	/* A SIGKILL may reap the child it ends, and only that one. */
+	for (c = procs; c; c = next) {
+		next = c->next;
+		if (c->lost_parent) {
+			c->lost_parent = false;
+			send_pdeath(c, p);
+		}
+	}
 }
 
 static void notify_parent(struct proc *p)
@@ -188,20 +244,70 @@ static void notify_parent(struct proc *p)
 	wake_children_waiters(pp);
 }
 
+/*
+ * @p, a CLONE_VM child, no longer runs in address space @as (it exited or
+ * exec'd): once no such child is left there, the owner's CONST answers
+ * come back (fast_as_shared()).
+ */
+void proc_as_leave(struct proc *p, struct uml_aspace *as)
+{
+	struct proc *q, *owner = NULL;
+
+	p->as_shared = false;
+	for (q = procs; q; q = q->next) {
+		if (q == p || q->as != as)
+			continue;
+		if (q->as_shared)
+			return;
+		owner = q;
+	}
+	if (owner)
+		fast_proc_sync(owner);
+}
+
+/* The address space of @p goes: so do the CLONE_VM children in it. */
+static void kill_sharers(struct proc *p)
+{
+	struct proc *q, *next;
+
+	for (q = procs; q; q = next) {
+		next = q->next;	/* an exit reaps at most its own process */
+		if (q != p && q->as == p->as && q->as_shared)
+			proc_exit_group(q, SIGKILL);
+	}
+}
+
 /* The whole process dies with wait status @wstatus. */
 void proc_exit_group(struct proc *p, int wstatus)
 {
+	struct uml_aspace *as = p->as;
+	struct task *t;
+
 	if (p->state != PROC_ALIVE)
 		return;
 	p->state = PROC_ZOMBIE;
 	p->wstatus = wstatus;
-	while (p->threads)
-		task_unlink(p->threads);
-	/* Destroying the address space kills and frees its threads. */
-	uml_aspace_destroy(p->as);
-	p->as = NULL;
+	for (t = p->threads; t; t = t->next_in_proc)
+		usage_thread_done(t);	/* before their host tasks go */
+	if (p->as_shared) {
+		/* Its threads go; the address space stays its parent's. */
+		for (t = p->threads; t; t = t->next_in_proc)
+			uml_thread_destroy(t->th);
+		while (p->threads)
+			task_unlink(p->threads);
+		p->as = NULL;
+		proc_as_leave(p, as);
+	} else {
+		kill_sharers(p);
+		while (p->threads)
+			task_unlink(p->threads);
+		/* Destroying the address space kills and frees its threads. */
+		uml_aspace_destroy(as);
+		p->as = NULL;
+	}
 	mm_put(p->mm);
 	p->mm = NULL;
+	posix_timers_free(p);
 	fdt_put(p->fdt);
 	p->fdt = NULL;
 	io_activity = true;
@@ -228,6 +334,7 @@ void proc_reap(struct proc *p)
 		}
 	}
 	nprocs--;
+	sigqueue_drop(&p->shared_pending, ~0ULL);
 	sighand_put(p->sh);
 	free(p->exe);
 	free(p->cmdline);

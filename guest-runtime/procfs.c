@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,6 +79,67 @@ static void proc_link_rewrite(char *path, size_t len)
 	strcpy(path, tmp);
 }
 
+/*
+ * Spell absolute @path the one way procfs.c matches: no empty or "."
+ * components, ".." taken off lexically (it stops at "/"), no trailing
+ * "/" (kept in *@slash).  "/proc//self", "/./proc/self/" and
+ * "/proc/../proc/self" all name /proc/self: the host resolves them so.
+ * Lexical ".." differs from the host's only after a symlink, and the
+ * result is only ever used to pick the guest's entries, never to reach
+ * a host file the plain path would not.  False if too long.
+ */
+static bool path_normalise(const char *path, char *out, size_t len, bool *slash)
+{
+	size_t n = 0, c;
+	const char *s = path;
+
+	*slash = false;
+	while (*s) {
+		while (*s == '/')
+			s++;
+		c = strcspn(s, "/");
+		if (!c)
+			break;
+		*slash = s[c] == '/';
+		if (c == 1 && s[0] == '.') {
+			/* nothing */
+		} else if (c == 2 && s[0] == '.' && s[1] == '.') {
+			while (n && out[n - 1] != '/')
+				n--;
+			if (n)
+				n--;
+		} else {
+			if (n + 1 + c >= len)
+				return false;
+			out[n++] = '/';
+			memcpy(out + n, s, c);
+			n += c;
+		}
+		s += c;
+	}
+	if (!n)
+		out[n++] = '/';
+	out[n] = 0;
+	return true;
+}
+
+/*
+ * @path normalised into @buf if it names something under /proc (or /dev,
+ * for its links into /proc/self), else NULL.
+ */
+static char *proc_path(const char *path, char *buf, size_t len)
+{
+	bool slash;
+
+	if (path[0] != '/' || !path_normalise(path, buf, len, &slash))
+		return NULL;
+	if (strncmp(buf, "/proc/", 6) && strncmp(buf, "/dev/", 5))
+		return NULL;
+	if (slash && strlen(buf) + 1 < len)
+		strcat(buf, "/");
+	return buf;
+}
+
 /* Which guest process does "/proc/<x>..." name?  Sets *rest after it. */
 static struct proc *proc_named(struct task *t, const char *path,
 			       const char **rest, int *err)
@@ -135,11 +197,13 @@ static int fd_link(struct task *t, struct proc *p, const char *rest,
 /* The guest process whose "/proc/<x>/exe" @path names, or NULL. */
 struct proc *procfs_exe_proc(struct task *t, const char *path)
 {
+	char buf[PATH_MAX];
 	const char *rest;
 	struct proc *p;
 	int err;
 
-	if (strncmp(path, "/proc/", 6) != 0)
+	path = proc_path(path, buf, sizeof(buf));
+	if (!path || strncmp(path, "/proc/", 6) != 0)
 		return NULL;
 	p = proc_named(t, path, &rest, &err);
 	return p && strcmp(rest, "/exe") == 0 ? p : NULL;
@@ -152,11 +216,14 @@ struct proc *procfs_exe_proc(struct task *t, const char *path)
  */
 int procfs_rewrite(struct task *t, char *path, size_t len)
 {
+	char tmp[PATH_MAX];
 	const char *rest;
 	struct proc *p;
-	char tmp[PAGE_SIZE];
 	int err;
 
+	if (!proc_path(path, tmp, sizeof(tmp)) || strlen(tmp) >= len)
+		return 0;
+	strcpy(path, tmp);
 	devfd_rewrite(path, len);
 	if (strncmp(path, "/proc/", 6) != 0)
 		return 0;
@@ -179,6 +246,49 @@ int procfs_rewrite(struct task *t, char *path, size_t len)
 		return -ENAMETOOLONG;
 	strcpy(path, tmp);
 	return 1;
+}
+
+/* Is this file on the host's procfs?  (All of /proc is one st_dev.) */
+bool procfs_is_procfs(const struct stat *st)
+{
+	static dev_t dev;
+	static bool known, have;
+	struct stat ps;
+
+	if (!known) {
+		known = true;
+		have = stat("/proc", &ps) == 0;
+		dev = ps.st_dev;
+	}
+	return have && st->st_dev == dev;
+}
+
+/*
+ * "/proc/<host tid of a guest thread>...", the host path of a directory
+ * in /proc/<guest pid>, back to the guest's "/proc/<guest tid>...".
+ */
+void procfs_host_to_guest(char *path, size_t len)
+{
+	char tmp[PATH_MAX], *end;
+	struct proc *p;
+	struct task *t;
+	long tid;
+
+	if (strncmp(path, "/proc/", 6) != 0)
+		return;
+	tid = strtol(path + 6, &end, 10);
+	if (end == path + 6 || (*end && *end != '/'))
+		return;
+	for (p = procs; p; p = p->next) {
+		for (t = p->threads; t; t = t->next_in_proc) {
+			if (!t->th || uml_thread_host_tid(t->th) != tid)
+				continue;
+			if ((size_t)snprintf(tmp, sizeof(tmp), "/proc/%d%s",
+					     t->tid, end) < len)
+				strcpy(path, tmp);
+			return;
+		}
+	}
 }
 
 /* Does this host fd lead into the runtime's own /proc/<pid>? */
@@ -284,13 +394,16 @@ int procfs_open(struct task *t, const char *path)
 {
 	static const char *const files[] = { "stat", "status", "cmdline",
 					     "comm" };
-	char buf[1024];
+	char buf[1024], norm[PATH_MAX];
 	const char *rest;
 	struct proc *p;
 	size_t i;
 	int err, n;
 
-	if (!root_is_slash || strncmp(path, "/proc/", 6) != 0)
+	if (!root_is_slash)
+		return 0;
+	path = proc_path(path, norm, sizeof(norm));
+	if (!path || strncmp(path, "/proc/", 6) != 0)
 		return 0;
 	p = proc_named(t, path, &rest, &err);
 	if (!p || *rest != '/')

@@ -163,11 +163,13 @@ static void poll_events(bool may_sleep)
 {
 	static struct pollfd *pfd;
 	static int pcap;
-	int64_t now = now_ns(), next = itimers_fire(now);
+	int64_t now = now_ns(), next = itimers_fire(now), pt = posix_timers_fire(now);
 	int n = 0, i, timeout;
 	struct proc *p;
 	struct task *t;
 
+	if (pt && (!next || pt < next))
+		next = pt;
 	for (p = procs; p; p = p->next) {
 		for (t = p->threads; t; t = t->next_in_proc) {
 			if (t->state != TASK_BLOCKED)
@@ -366,6 +368,21 @@ static void forward_host_signal(void)
 		host_tstp = true;
 }
 
+/* Why the host module killed a guest task (enum uml_end_cause). */
+static const char *end_cause_name(uint32_t cause)
+{
+	switch (cause) {
+	case UML_END_PTRACED:
+		return "it was ptraced";
+	case UML_END_SKIP:
+		return "the host kernel ran a syscall it should have skipped";
+	case UML_END_NATIVE:
+		return "its vDSO syscall instruction was changed";
+	default:
+		return "unknown reason";
+	}
+}
+
 static void handle_exit(struct task *t, const struct uml_exit *ex)
 {
 	struct ksiginfo si;
@@ -393,6 +410,9 @@ static void handle_exit(struct task *t, const struct uml_exit *ex)
 		break;
 	case UML_EXIT_EXITED:
 		t->th_gone = true;
+		if (ex->exited.cause)
+			fprintf(stderr, "umlrun: skas.ko killed guest pid %d: %s\n",
+				t->p->pid, end_cause_name(ex->exited.cause));
 		if (WIFSIGNALED(ex->exited.status))
 			proc_exit_group(t->p, WTERMSIG(ex->exited.status));
 		else

@@ -13,7 +13,6 @@
 
 #include "umlrun.h"
 
-#define UNBLOCKABLE	(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
 #define KSA_RESTORER	0x04000000
 #define SIG_DFL_H	0ULL
 #define SIG_IGN_H	1ULL
@@ -113,12 +112,84 @@ static void sig_kick(struct task *t, int sig)
 		sched_wake(t);
 }
 
-static void sigqueue_add(struct sigqueue *q, const struct ksiginfo *si)
+/* Real-time signals queued in all, as RLIMIT_SIGPENDING bounds them. */
+#define RT_QUEUE_MAX	1024
+static int rt_queued;
+
+/*
+ * Queue @si: a standard signal once (a second one merges), a real-time
+ * one each time it is sent, up to RT_QUEUE_MAX (-EAGAIN beyond, as
+ * sigqueue() fails; a runtime-made one is then merged).
+ */
+static int sigqueue_add(struct sigqueue *q, const struct ksiginfo *si)
 {
+	struct qsig *n, **pp;
+
+	if (si->signo >= SIGRTMIN_K) {
+		n = rt_queued < RT_QUEUE_MAX ? malloc(sizeof(*n)) : NULL;
+		if (!n)
+			return -EAGAIN;
+		rt_queued++;
+		n->si = *si;
+		n->next = NULL;
+		for (pp = &q->rt; *pp; pp = &(*pp)->next)
+			;
+		*pp = n;
+		q->set |= SIGBIT(si->signo);
+		return 0;
+	}
 	if (q->set & SIGBIT(si->signo))
-		return;		/* standard signals do not queue */
+		return 0;	/* standard signals do not queue */
 	q->set |= SIGBIT(si->signo);
 	q->info[si->signo] = *si;
+	return 0;
+}
+
+/* Take the oldest pending @sig off @q into @si. */
+static void sigqueue_take(struct sigqueue *q, int sig, struct ksiginfo *si)
+{
+	struct qsig **pp, *n;
+	bool more = false;
+
+	if (sig < SIGRTMIN_K) {
+		q->set &= ~SIGBIT(sig);
+		*si = q->info[sig];
+		return;
+	}
+	for (pp = &q->rt; *pp && (*pp)->si.signo != sig; pp = &(*pp)->next)
+		;
+	n = *pp;
+	if (!n) {	/* cannot happen: the bit says one is there */
+		q->set &= ~SIGBIT(sig);
+		memset(si, 0, sizeof(*si));
+		si->signo = sig;
+		return;
+	}
+	*pp = n->next;
+	*si = n->si;
+	free(n);
+	rt_queued--;
+	for (n = q->rt; n && !more; n = n->next)
+		more = n->si.signo == sig;
+	if (!more)
+		q->set &= ~SIGBIT(sig);
+}
+
+/* Drop every pending signal of @set from @q (all of it: 0 ends a queue). */
+void sigqueue_drop(struct sigqueue *q, uint64_t set)
+{
+	struct qsig **pp = &q->rt, *n;
+
+	q->set &= ~set;
+	while ((n = *pp)) {
+		if (set & SIGBIT(n->si.signo)) {
+			*pp = n->next;
+			free(n);
+			rt_queued--;
+		} else {
+			pp = &n->next;
+		}
+	}
 }
 
 #define STOPSIGS (SIGBIT(SIGSTOP) | SIGBIT(SIGTSTP) | SIGBIT(SIGTTIN) | \
@@ -128,9 +199,9 @@ static void drop_pending(struct proc *p, uint64_t set)
 {
 	struct task *o;
 
-	p->shared_pending.set &= ~set;
+	sigqueue_drop(&p->shared_pending, set);
 	for (o = p->threads; o; o = o->next_in_proc)
-		o->pending.set &= ~set;
+		sigqueue_drop(&o->pending, set);
 }
 
 /* Effects a signal has when it is sent, whatever its disposition. */
@@ -149,43 +220,48 @@ static void sig_send_effects(struct proc *p, int sig)
  * sig_send_proc() or sig_force(): each refuses a number its tables
  * (act[], info[], the 64-bit sets) cannot hold, whoever computed it.
  */
-void sig_send_task(struct task *t, const struct ksiginfo *si)
+/* 0, or -EAGAIN when a real-time signal finds the queue full. */
+int sig_send_task(struct task *t, const struct ksiginfo *si)
 {
 	struct proc *p = t->p;
+	int r;
 
 	if (p->state != PROC_ALIVE || !sig_valid(si->signo))
-		return;
+		return 0;
 	if (si->signo == SIGKILL) {
 		proc_exit_group(p, SIGKILL);
-		return;
+		return 0;
 	}
 	sig_send_effects(p, si->signo);
 	if (sig_ignored(p, si->signo) && !(t->sigmask & SIGBIT(si->signo)))
-		return;
-	sigqueue_add(&t->pending, si);
+		return 0;
+	r = sigqueue_add(&t->pending, si);
 	sig_kick(t, si->signo);
+	return r;
 }
 
-void sig_send_proc(struct proc *p, const struct ksiginfo *si)
+int sig_send_proc(struct proc *p, const struct ksiginfo *si)
 {
 	struct task *t;
+	int r;
 
 	if (p->state != PROC_ALIVE || !sig_valid(si->signo))
-		return;
+		return 0;
 	if (si->signo == SIGKILL) {
 		proc_exit_group(p, SIGKILL);
-		return;
+		return 0;
 	}
 	sig_send_effects(p, si->signo);
 	if (sig_ignored(p, si->signo))
-		return;
-	sigqueue_add(&p->shared_pending, si);
+		return 0;
+	r = sigqueue_add(&p->shared_pending, si);
 	for (t = p->threads; t; t = t->next_in_proc) {
 		if (!(t->sigmask & SIGBIT(si->signo))) {
 			sig_kick(t, si->signo);
 			break;
 		}
 	}
+	return r;
 }
 
 /* A synchronous fault: it can be neither blocked nor ignored. */
@@ -203,7 +279,7 @@ void sig_force(struct task *t, const struct ksiginfo *si)
 		act->handler = SIG_DFL_H;
 		t->sigmask &= ~SIGBIT(si->signo);
 	}
-	t->pending.set &= ~SIGBIT(si->signo);
+	sigqueue_drop(&t->pending, SIGBIT(si->signo));
 	sigqueue_add(&t->pending, si);
 }
 
@@ -288,8 +364,8 @@ void sig_take_stops(struct task *t)
 	for (sig = 1; sig <= NSIG_GUEST; sig++) {
 		if (!(set & SIGBIT(sig)))
 			continue;
-		t->pending.set &= ~SIGBIT(sig);
-		t->p->shared_pending.set &= ~SIGBIT(sig);
+		sigqueue_drop(&t->pending, SIGBIT(sig));
+		sigqueue_drop(&t->p->shared_pending, SIGBIT(sig));
 		if (t->p->sh->act[sig].handler == SIG_DFL_H &&
 		    default_action(sig) == ACT_STOP)
 			proc_stop(t->p, sig);
@@ -326,8 +402,9 @@ static int sig_dequeue(struct task *t, struct ksiginfo *si)
 	sig = __builtin_ctzll(set) + 1;
 	q = (t->pending.set & SIGBIT(sig)) ? &t->pending
 					    : &t->p->shared_pending;
-	q->set &= ~SIGBIT(sig);
-	*si = q->info[sig];
+	sigqueue_take(q, sig, si);
+	if (si->code == -2)	/* SI_TIMER */
+		posix_timer_dequeued(t->p, si);
 	return sig;
 }
 
@@ -360,10 +437,19 @@ static void fill_siginfo(struct g_siginfo *gi, const struct ksiginfo *si)
 		}
 		/* fall through */
 	default:
+		if (si->code == -2 /* SI_TIMER */) {
+			memcpy(gi->raw, &si->timerid, 4);
+			memcpy(gi->raw + 4, &si->overrun, 4);
+			memcpy(gi->raw + 8, &si->value, 8);
+			break;
+		}
 		gi->chld.pid = si->pid;
 		gi->chld.uid = si->uid;
 		if (si->signo == SIGCHLD)
 			gi->chld.status = si->status;
+		else if (si->code == -1 /* SI_QUEUE */ || si->code == -3 ||
+			 si->code == -4)
+			memcpy(gi->raw + 8, &si->value, 8);	/* si_value */
 	}
 }
 
@@ -463,6 +549,38 @@ bool sig_deliver(struct task *t)
 	return true;
 }
 
+/*
+ * The signal mask of a wait (ppoll, pselect6, epoll_pwait), as the kernel's set_user_sigmask():
+ * in force while the call waits; a signal that ends the wait is handled
+ * with it and its frame restores the old one; a call that returns by
+ * itself restores it at once (sig_wait_mask_end()), so a signal it alone
+ * unblocked stays pending, as with restore_saved_sigmask_unless().
+ */
+int sig_wait_mask(struct task *t, uint64_t uset, uint64_t size)
+{
+	uint64_t set;
+
+	if (t->sys_again || !uset)
+		return 0;
+	if (size != 8)
+		return -EINVAL;
+	if (copy_from_guest(t, &set, uset, 8) < 0)
+		return -EFAULT;
+	t->saved_sigmask = t->sigmask;
+	t->restore_sigmask = true;
+	t->sigmask = set & ~UNBLOCKABLE;
+	return 0;
+}
+
+long sig_wait_mask_end(struct task *t, long r)
+{
+	if (r != SYS_BLOCK && t->restore_sigmask) {
+		t->sigmask = t->saved_sigmask;
+		t->restore_sigmask = false;
+	}
+	return r;
+}
+
 /* execve: caught signals go back to their default action. */
 void sig_exec_reset(struct proc *p)
 {
@@ -529,9 +647,9 @@ long sys_rt_sigaction(struct task *t, const uint64_t *a)
 	if (sig_ignored(t->p, sig)) {
 		struct task *o;
 
-		t->p->shared_pending.set &= ~SIGBIT(sig);
+		sigqueue_drop(&t->p->shared_pending, SIGBIT(sig));
 		for (o = t->p->threads; o; o = o->next_in_proc)
-			o->pending.set &= ~SIGBIT(sig);
+			sigqueue_drop(&o->pending, SIGBIT(sig));
 	}
 	return 0;
 }
@@ -696,4 +814,138 @@ long sys_tkill(struct task *t, const uint64_t *a)
 long sys_tgkill(struct task *t, const uint64_t *a)
 {
 	return tkill_common(t, a[0], a[1], a[2]);
+}
+
+/* ---- queued signals and waiting for one ---- */
+
+/*
+ * The guest's siginfo for rt_sigqueueinfo: the kernel lets a process
+ * make up any code for itself, but for another only a user code (< 0,
+ * not SI_TKILL), so nobody fakes a signal of the kernel's.
+ */
+static int queueinfo_in(struct task *t, uint64_t uinfo, int sig, int target,
+			struct ksiginfo *si)
+{
+	int32_t w[32];
+
+	if (copy_from_guest(t, w, uinfo, sizeof(w)) < 0)
+		return -EFAULT;
+	if ((w[2] >= 0 || w[2] == -6 /* SI_TKILL */) && target != t->tid &&
+	    target != t->p->pid)
+		return -EPERM;
+	memset(si, 0, sizeof(*si));
+	si->signo = sig;
+	si->code = w[2];
+	si->pid = w[4];
+	si->uid = w[5];
+	memcpy(&si->value, &w[6], 8);
+	return 0;
+}
+
+long sys_rt_sigqueueinfo(struct task *t, const uint64_t *a)
+{
+	int pid = a[0], sig = a[1], r;
+	struct ksiginfo si;
+	struct proc *p;
+
+	r = queueinfo_in(t, a[2], sig, pid, &si);
+	if (r < 0)
+		return r;
+	if (sig < 0 || sig > NSIG_GUEST)
+		return -EINVAL;
+	p = pid > 0 ? proc_by_pid(pid) : NULL;
+	if (!p || p->state != PROC_ALIVE)
+		return -ESRCH;
+	return sig ? sig_send_proc(p, &si) : 0;
+}
+
+long sys_rt_tgsigqueueinfo(struct task *t, const uint64_t *a)
+{
+	int tgid = a[0], tid = a[1], sig = a[2], r;
+	struct ksiginfo si;
+	struct task *d;
+
+	if (tgid <= 0 || tid <= 0)
+		return -EINVAL;
+	r = queueinfo_in(t, a[3], sig, tid, &si);
+	if (r < 0)
+		return r;
+	if (sig < 0 || sig > NSIG_GUEST)
+		return -EINVAL;
+	d = task_by_tid(tid);
+	if (!d || d->p->pid != tgid)
+		return -ESRCH;
+	return sig ? sig_send_task(d, &si) : 0;
+}
+
+/* The next pending signal of @set for @t, taken off its queue; 0 if none. */
+static int take_from(struct task *t, uint64_t set, struct ksiginfo *si)
+{
+	uint64_t mine = t->pending.set & set, all = mine | (t->p->shared_pending.set & set);
+	int sig;
+
+	if (!all)
+		return 0;
+	if (all & SYNCSIGS)
+		all &= SYNCSIGS;
+	sig = __builtin_ctzll(all) + 1;
+	sigqueue_take((mine & SIGBIT(sig)) ? &t->pending : &t->p->shared_pending,
+		      sig, si);
+	if (si->code == -2)	/* SI_TIMER */
+		posix_timer_dequeued(t->p, si);
+	return sig;
+}
+
+/*
+ * While rt_sigtimedwait waits, the signals it waits for are unblocked so
+ * that their arrival wakes the task (the kernel's real_blocked); the mask
+ * is back before anything looks at pending signals again.
+ */
+void sig_wait_unmask(struct task *t)
+{
+	if (t->sigwait_active) {
+		t->sigmask = t->sigwait_saved;
+		t->sigwait_active = false;
+	}
+}
+
+long sys_rt_sigtimedwait(struct task *t, const uint64_t *a)
+{
+	struct ksiginfo si;
+	struct g_siginfo gi;
+	struct timespec ts;
+	uint64_t set;
+	int sig;
+
+	if (a[3] != 8)
+		return -EINVAL;
+	if (copy_from_guest(t, &set, a[0], 8) < 0)
+		return -EFAULT;
+	set &= ~UNBLOCKABLE;
+	if (!t->sys_again) {
+		t->sys_deadline = 0;
+		if (a[2]) {
+			if (copy_from_guest(t, &ts, a[2], sizeof(ts)) < 0)
+				return -EFAULT;
+			if (ts.tv_sec < 0 || ts.tv_nsec < 0 ||
+			    ts.tv_nsec >= 1000000000L)
+				return -EINVAL;
+			t->sys_deadline = now_ns() + ts.tv_sec * 1000000000LL +
+					  ts.tv_nsec;
+		}
+	}
+	sig = take_from(t, set, &si);
+	if (sig) {
+		fill_siginfo(&gi, &si);
+		if (a[1] && copy_to_guest(t, a[1], &gi, sizeof(gi)) < 0)
+			return -EFAULT;
+		return sig;
+	}
+	if (a[2] && t->sys_deadline <= now_ns())
+		return -EAGAIN;
+	t->sigwait_saved = t->sigmask;
+	t->sigwait_active = true;
+	t->sigmask &= ~set;
+	t->w.signal = true;
+	return t->sys_deadline ? block_until(t, t->sys_deadline) : SYS_BLOCK;
 }

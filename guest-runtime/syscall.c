@@ -226,6 +226,8 @@ void syscall_handle(struct task *t)
 	struct timespec t0;
 	long ret;
 
+	if (t->sys_again)
+		sig_wait_unmask(t);
 	if (t->sys_again && signal_stops_syscall(t, d, r))
 		return;
 	if (t->sys_again) {

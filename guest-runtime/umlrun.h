@@ -33,6 +33,7 @@ struct proc;
 
 #define NSIG_GUEST	64
 #define SIGBIT(s)	(1ULL << ((s) - 1))
+#define UNBLOCKABLE	(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
 
 /* The kernel's valid_signal(), without 0: a number the tables can hold. */
 static inline bool sig_valid(int sig)
@@ -50,6 +51,7 @@ struct options {
 	bool no_fast;		/* no fast tiers, no vDSO: every syscall traps */
 	int max_procs;
 	enum uml_backend backend;
+	enum { NET_INET, NET_NONE, NET_HOST } net;	/* --net= */
 };
 
 extern struct options opt;
@@ -59,7 +61,12 @@ extern bool root_is_slash;
 
 /* ---- files (fd.c) ------------------------------------------------------ */
 
+/* Files that are more than a host fd to the runtime. */
+enum file_kind { FILE_PLAIN, FILE_EPOLL, FILE_EVENTFD, FILE_TIMERFD,
+		 FILE_SOCKET };
+
 struct file {
+	enum file_kind kind;
 	int refs;
 	int hostfd;
 	int flags;		/* guest O_ACCMODE | O_APPEND | O_NONBLOCK ... */
@@ -67,6 +74,11 @@ struct file {
 	bool pollable;		/* fifo, socket or device: I/O may block */
 	bool fifo;		/* a named pipe, opened non-blocking on the host */
 	bool procdir;		/* the host's /proc: listed with guest pids */
+	bool in_proc;		/* on the host's procfs (procfs.c) */
+	/* Sockets (socket.c) */
+	int sock_family, sock_type;
+	int peer_pid;		/* SO_PEERCRED's guest pid, 0 if not known */
+	bool connecting;	/* a blocking connect is waiting */
 	char *dirbuf;		/* procdir: the listing being read */
 	size_t dirlen, dirpos;
 };
@@ -99,6 +111,9 @@ bool procfs_is_runtime(int hostfd);
 struct proc *procfs_exe_proc(struct task *t, const char *path);
 int procfs_open(struct task *t, const char *path);
 bool procfs_is_root(int hostfd);
+struct stat;
+bool procfs_is_procfs(const struct stat *st);
+void procfs_host_to_guest(char *path, size_t len);
 long procfs_getdents(struct task *t, struct file *f, uint64_t ubuf, size_t n);
 void proc_set_cmdline(struct proc *p, char **argv, int argc);
 
@@ -156,11 +171,22 @@ struct ksiginfo {
 	int signo, code, pid, uid, status;
 	uint64_t addr;
 	uint32_t trapno, err;	/* faults: for the sigcontext */
+	uint64_t value;		/* SI_QUEUE, SI_TIMER: the sigval */
+	int timerid, overrun;	/* SI_TIMER */
+};
+
+#define SIGRTMIN_K	32	/* the kernel's: real-time signals queue */
+
+/* One queued instance of a real-time signal. */
+struct qsig {
+	struct qsig *next;
+	struct ksiginfo si;
 };
 
 struct sigqueue {
 	uint64_t set;
-	struct ksiginfo info[NSIG_GUEST + 1];
+	struct ksiginfo info[NSIG_GUEST + 1];	/* standard signals */
+	struct qsig *rt;	/* real-time ones, oldest first */
 };
 
 /* ---- processes and threads (proc.c) ------------------------------------ */
@@ -198,6 +224,8 @@ struct task {
 
 	uint64_t sigmask;
 	uint64_t saved_sigmask;	/* sigsuspend: restored after the handler */
+	uint64_t sigwait_saved;	/* rt_sigtimedwait: the mask while it waits */
+	bool sigwait_active;
 	bool restore_sigmask;
 	struct sigqueue pending;
 	uint64_t ss_sp, ss_size;
@@ -210,9 +238,20 @@ struct task {
 	uint64_t sys_done;	/* bytes already moved by a partial write */
 	int64_t sys_deadline;
 	struct waitinfo w;
+	/* Capabilities (cred.c) and prctl's per-thread settings (misc.c). */
+	uint64_t cap_eff, cap_prm, cap_inh, cap_bset, cap_amb;
+	int pdeath_signal;	/* PR_SET_PDEATHSIG: sent when the parent exits */
+	bool keepcaps;
+	bool no_new_privs;
+	uint64_t timer_slack_ns;
 };
 
 enum proc_state { PROC_ALIVE, PROC_ZOMBIE };
+
+/* CPU time (clock ticks), faults and peak RSS (kB): usage.c. */
+struct usage {
+	unsigned long long utime, stime, minflt, majflt, maxrss;
+};
 
 /* Identity syscalls answered by the host with CONST (fast.c). */
 #define FAST_NCONST	7
@@ -225,11 +264,13 @@ struct proc {
 	struct task *threads;
 	int nthreads;
 	struct uml_aspace *as;
+	bool as_shared;		/* CLONE_VM: @as (and @mm) are its parent's */
 	struct mm *mm;
 	struct fdtable *fdt;
 	struct sighand *sh;
 	struct sigqueue shared_pending;
 	int cwdfd;		/* host O_PATH fd of the guest's cwd */
+	bool cwd_in_proc;	/* cwdfd is on the host's procfs */
 	char *exe;		/* host path of the running program */
 	char comm[16];
 	char *cmdline;		/* argv, NUL-separated, for /proc/<pid>/cmdline */
@@ -242,6 +283,12 @@ struct proc {
 	bool stopped;		/* job control: its threads do not run */
 	int stop_report;	/* wait status not yet collected by WUNTRACED, */
 	bool cont_report;	/* ... and by WCONTINUED */
+	bool subreaper;		/* PR_SET_CHILD_SUBREAPER */
+	bool lost_parent;	/* reparent_children(): pdeath signals due */
+	bool dumpable;		/* PR_SET_DUMPABLE (the kernel's is per mm) */
+	struct ptimer *timers;	/* POSIX timers (timer.c) */
+	struct usage usage_done;	/* of its ended threads */
+	struct usage usage_children;	/* of its children reaped by wait */
 	int64_t itimer_next;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off */
 	int64_t itimer_interval;
 	/* What the host answers for the CONST syscalls (fast.c). */
@@ -254,6 +301,27 @@ extern int nprocs;
 extern struct proc *init_proc;
 
 struct proc *proc_by_pid(int pid);
+
+/* cred.c */
+void cred_init(struct task *t);
+void cred_inherit(struct task *c, const struct task *t);
+void cred_exec(struct task *t);
+long cred_prctl(struct task *t, const uint64_t *a);
+
+/* usage.c */
+struct rusage;
+void usage_thread_done(struct task *t);
+void usage_reaped(struct proc *parent, struct proc *c);
+void usage_rusage_of(const struct proc *c, struct rusage *ru);
+
+/* timer.c */
+struct ptimer;
+void posix_timers_free(struct proc *p);
+void posix_timer_dequeued(struct proc *p, struct ksiginfo *si);
+int64_t posix_timers_fire(int64_t now);
+
+/* fs.c, for socket.c */
+int unix_path_op(struct task *t, const char *path, int sock, bool bind_it);
 struct task *task_by_tid(int tid);
 int pid_alloc(void);
 struct task *task_new(struct proc *p, struct uml_thread *th, int tid);
@@ -287,6 +355,8 @@ void fast_init(void);
 bool fast_vdso(void);
 void fast_aspace_init(struct proc *p);
 void fast_proc_sync(struct proc *p);
+void fast_as_shared(struct proc *parent);
+void proc_as_leave(struct proc *p, struct uml_aspace *as);
 void fast_proc_inherit(struct proc *child, const struct proc *parent);
 void fast_task_setup(struct task *t);
 const char *fast_tier_name(unsigned long nr);
@@ -303,7 +373,8 @@ struct exec_args {
 };
 
 int elf_check(int fd, char *why, size_t whylen);
-int elf_load(struct task *t, int fd, const char *execfn,
+int elf_interp(int fd, char *path, size_t len);
+int elf_load(struct task *t, int fd, int ifd, const char *execfn,
 	     const struct exec_args *a);
 int exec_open(struct task *t, int dirfd, const char *path, int *fdp,
 	      char **hostpath);
@@ -311,8 +382,12 @@ void exec_args_free(struct exec_args *a);
 
 /* ---- signals (signal.c) ------------------------------------------------ */
 
-void sig_send_task(struct task *t, const struct ksiginfo *si);
-void sig_send_proc(struct proc *p, const struct ksiginfo *si);
+int sig_send_task(struct task *t, const struct ksiginfo *si);
+int sig_wait_mask(struct task *t, uint64_t uset, uint64_t size);
+void sigqueue_drop(struct sigqueue *q, uint64_t set);
+void sig_wait_unmask(struct task *t);
+long sig_wait_mask_end(struct task *t, long r);
+int sig_send_proc(struct proc *p, const struct ksiginfo *si);
 void sig_force(struct task *t, const struct ksiginfo *si);
 bool sig_deliver(struct task *t);	/* false if the task died */
 bool sig_pending_for(struct task *t);

@@ -58,6 +58,7 @@ struct uml_host {
 	unsigned int skas_clone:1;	/* skas: SKAS_CAP_CLONE */
 	unsigned int skas_clone_thread:1; /* skas: SKAS_CAP_CLONE_THREAD */
 	unsigned int policies;		/* UML_POLICY_BIT() mask */
+	unsigned int vsyscall_filter:1;	/* stubs need the vsyscall filter */
 	struct uml_aspace *aspaces;	/* list, for uml_host_close() */
 };
 
@@ -82,6 +83,7 @@ struct uml_thread {
 	volatile pid_t pid;		/* host tid; 0 once reaped */
 	int pidfd;			/* for kicks that cannot hit a reused pid */
 	int exit_status;		/* valid when exit_pending */
+	uint32_t end_cause;		/* skas: SKAS_END_*, with exit_status */
 	unsigned int exit_pending:1;	/* died during an injection */
 	unsigned int dead:1;		/* UML_EXIT_EXITED reported */
 	unsigned int interrupted:1;	/* a signal was swallowed meanwhile */
@@ -102,6 +104,10 @@ int __uml_skas_probe(void);
 extern const char __uml_stub_elf[], __uml_stub_elf_end[];
 int __uml_stub_memfd(void);
 int __uml_stub_child_fds(int stub_fd, int keep, int keep_at);
+int __uml_host_emulates_vsyscall(void);
+int __uml_stub_vsyscall_filter(void);
+int __uml_vsyscall_fault(struct uml_regs *r, int code, uint64_t call_addr,
+			 struct uml_exit *ex);
 void __uml_aspace_link(struct uml_host *host, struct uml_aspace *as);
 void __uml_aspace_unlink(struct uml_aspace *as);
 void __uml_thread_link(struct uml_aspace *as, struct uml_thread *t);

@@ -275,10 +275,11 @@ long __uml_pt_inject_event(struct uml_thread *t,
 /*
  * The child between fork and exec: async-signal-safe calls only (the
  * runtime may be multithreaded).  It keeps the socket as STUB_SOCK_FD and
- * nothing else, resets signal state, and execs the stub under PTRACE_TRACEME.
+ * nothing else, resets signal state, installs the vsyscall filter (uml.c)
+ * if @filter, and execs the stub under PTRACE_TRACEME.
  */
 static void __attribute__((noreturn)) stub_child(int stub_fd, int sock,
-						 pid_t parent)
+						 pid_t parent, int filter)
 {
 	static char *const argv[] = { "uml-stub", NULL };
 	static char *const envp[] = { NULL };
@@ -297,7 +298,7 @@ static void __attribute__((noreturn)) stub_child(int stub_fd, int sock,
 
 	/* Everything but the socket goes: fds 0-2 now, the rest at exec. */
 	fd = __uml_stub_child_fds(stub_fd, sock, STUB_SOCK_FD);
-	if (fd < 0)
+	if (fd < 0 || (filter && __uml_stub_vsyscall_filter()))
 		_exit(127);
 	if (ptrace(PTRACE_TRACEME, 0, 0, 0))
 		_exit(127);
@@ -445,7 +446,7 @@ static int stub_start(struct uml_host *host, int sock, pid_t *pidp)
 	if (pid < 0)
 		return -errno;
 	if (!pid)
-		stub_child(host->stub_fd, sock, parent);
+		stub_child(host->stub_fd, sock, parent, host->vsyscall_filter);
 	ret = __uml_pt_wait(pid, &status);
 	if (!ret && !(WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP))
 		ret = -ENOEXEC;		/* the exec failed */

@@ -157,7 +157,16 @@ static void fill_signal(struct uml_thread *t, struct uml_exit *ex)
 {
 	siginfo_t si;
 
-	if (ptrace(PTRACE_GETSIGINFO, t->pid, 0, &si) || !is_fault(&si)) {
+	if (ptrace(PTRACE_GETSIGINFO, t->pid, 0, &si)) {
+		ex->reason = UML_EXIT_INTERRUPTED;
+		return;
+	}
+	/* A vsyscall, trapped by the stub's filter: the SIGSYS goes. */
+	if (si.si_signo == SIGSYS &&
+	    __uml_vsyscall_fault(&t->regs, si.si_code,
+				 (uintptr_t)si.si_call_addr, ex))
+		return;
+	if (!is_fault(&si)) {
 		ex->reason = UML_EXIT_INTERRUPTED;
 		return;
 	}

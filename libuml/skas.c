@@ -56,6 +56,7 @@ _Static_assert(UML_MEM_MAP == SKAS_MEM_MAP && UML_MEM_UNMAP == SKAS_MEM_UNMAP &&
 
 static const int needed_caps[] = {
 	SKAS_CAP_ASPACE, SKAS_CAP_THREAD, SKAS_CAP_MEM,
+	SKAS_CAP_SIGSYS,	/* else a vsyscall would read as a kick */
 };
 
 static int has_cap(int dev, int cap)
@@ -268,9 +269,12 @@ static void thread_destroy(struct uml_thread *t)
  * would kill the stub and a SIGTSTP stop it.  So the stub also leaves the
  * runtime's session (no terminal ^C or ^Z reaches it) and blocks every
  * signal it can itself: the kernel still delivers its own fault signals,
- * which the module reports as UML_EXIT_FAULT, and SIGKILL.
+ * which the module reports as UML_EXIT_FAULT, and SIGKILL.  Last, where
+ * the host emulates vsyscalls, it installs the vsyscall filter (uml.c),
+ * whose SIGSYS the module reports (SKAS_CAP_SIGSYS).
  */
-static void __attribute__((noreturn)) stub_child(int stub_fd, int tfd)
+static void __attribute__((noreturn)) stub_child(int stub_fd, int tfd,
+						 int filter)
 {
 	static char *const argv[] = { "uml-stub", "skas", NULL };
 	static char *const envp[] = { NULL };
@@ -284,7 +288,7 @@ static void __attribute__((noreturn)) stub_child(int stub_fd, int tfd)
 	for (sig = 1; sig < 65; sig++)
 		sigaction(sig, &sa, NULL);
 	fd = __uml_stub_child_fds(stub_fd, tfd, STUB_SKAS_FD);
-	if (fd < 0)
+	if (fd < 0 || (filter && __uml_stub_vsyscall_filter()))
 		_exit(127);
 	syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
@@ -316,7 +320,7 @@ static int stub_start(struct uml_host *host, int tfd, pid_t *pidp)
 	if (pid < 0)
 		return -errno;
 	if (!pid)
-		stub_child(host->stub_fd, tfd);
+		stub_child(host->stub_fd, tfd, host->vsyscall_filter);
 	pidfd = syscall(SYS_pidfd_open, pid, 0);
 	p[0].fd = tfd;
 	p[0].events = POLLIN;

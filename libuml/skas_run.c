@@ -34,14 +34,15 @@ extern const char __uml_skas_helper[], __uml_skas_helper_end[];
 #define MXCSR_OFFSET	24
 #define MXCSR_DEFAULT	0x1f80
 
-static void reap_exit(struct uml_thread *t, int status)
+static void reap_exit(struct uml_thread *t, const struct skas_exit_exited *e)
 {
 	int st;
 
 	while (waitpid(t->pid, &st, __WALL) < 0 && errno == EINTR)
 		;
 	t->pid = 0;
-	t->exit_status = status;
+	t->exit_status = e->status;
+	t->end_cause = e->cause;	/* SKAS_END_* == UML_END_* */
 }
 
 static void report_exit(struct uml_thread *t, struct uml_exit *ex)
@@ -50,6 +51,7 @@ static void report_exit(struct uml_thread *t, struct uml_exit *ex)
 	t->exit_pending = 0;
 	ex->reason = UML_EXIT_EXITED;
 	ex->exited.status = t->exit_status;
+	ex->exited.cause = t->end_cause;
 }
 
 /* SKAS_RUN once; the event in @ex. */
@@ -69,6 +71,14 @@ static int run_once(struct uml_thread *t, struct uml_exit *ex)
 		ex->syscall.abi = run->exit.syscall.abi;
 		return 0;
 	case SKAS_EXIT_FAULT:
+		/* SKAS_CAP_SIGSYS: a seccomp trap, the stub's vsyscall filter */
+		if (run->exit.fault.signo == SIGSYS) {
+			if (!__uml_vsyscall_fault(__uml_skas_regs(t),
+						  run->exit.fault.code,
+						  run->exit.fault.addr, ex))
+				ex->reason = UML_EXIT_INTERRUPTED;
+			return 0;
+		}
 		ex->reason = UML_EXIT_FAULT;
 		ex->fault.signo = run->exit.fault.signo;
 		ex->fault.code = run->exit.fault.code;
@@ -77,7 +87,7 @@ static int run_once(struct uml_thread *t, struct uml_exit *ex)
 		ex->fault.error_code = run->exit.fault.error_code;
 		return 0;
 	case SKAS_EXIT_EXITED:
-		reap_exit(t, run->exit.exited.status);
+		reap_exit(t, &run->exit.exited);
 		report_exit(t, ex);
 		return 0;
 	case SKAS_EXIT_INTERRUPTED:
@@ -203,7 +213,7 @@ static int helper_call(struct uml_thread *t, unsigned int entry)
 		else if (run->exit_reason == SKAS_EXIT_FAULT)
 			ret = -EINVAL;
 		else if (run->exit_reason == SKAS_EXIT_EXITED) {
-			reap_exit(t, run->exit.exited.status);
+			reap_exit(t, &run->exit.exited);
 			t->exit_pending = 1;
 			ret = -ESRCH;
 		} else {

@@ -225,6 +225,14 @@ enum uml_exit_reason {
 	UML_EXIT_INTERRUPTED = 4,	/* kicked, or the runtime thread was signalled */
 };
 
+/* struct uml_exit.exited.cause: why the host module killed the task */
+enum uml_end_cause {
+	UML_END_NONE = 0,	/* it did not: an exit, an outside SIGKILL; ptrace */
+	UML_END_PTRACED = 1,	/* the guest task had a ptrace tracer */
+	UML_END_SKIP = 2,	/* the kernel ran a syscall it should have skipped */
+	UML_END_NATIVE = 3,	/* the vDSO's syscall instruction was changed */
+};
+
 enum uml_syscall_abi {
 	UML_ABI_64 = 0,		/* syscall instruction, x86-64 numbers */
 	UML_ABI_X32 = 1,	/* syscall instruction, __X32_SYSCALL_BIT set */
@@ -249,6 +257,7 @@ struct uml_exit {
 		} fault;
 		struct {
 			int32_t status;	/* a wait status: WIFEXITED/WIFSIGNALED */
+			uint32_t cause;	/* enum uml_end_cause */
 		} exited;
 	};
 };

@@ -112,8 +112,6 @@ long skas_create_aspace(void __user *uarg)
 	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
 		return -EINVAL;
 
-	if (skas_skip_broken())
-		return -EOPNOTSUPP;
 	as = skas_aspace_new(current_euid());
 	if (IS_ERR(as))
 		return PTR_ERR(as);
@@ -135,7 +133,7 @@ struct skas_aspace *skas_aspace_new(kuid_t owner)
 	struct skas_aspace *as;
 	int ret;
 
-	as = kzalloc(sizeof(*as), GFP_KERNEL);
+	as = kzalloc(sizeof(*as), GFP_KERNEL_ACCOUNT);
 	if (!as)
 		return ERR_PTR(-ENOMEM);
 	ret = skas_hooks_get();

@@ -8,6 +8,7 @@
 #ifndef _SKAS_COMPAT_H
 #define _SKAS_COMPAT_H
 
+#include <linux/file.h>
 #include <linux/sched/signal.h>
 
 /*
@@ -20,6 +21,16 @@
 #else
 #define skas_dequeue_signal(mask, info, type) \
 	dequeue_signal(mask, info, type)
+#endif
+
+/*
+ * skas_receive_fd() - install @file in current's fd table at the lowest
+ * free number, after security_file_receive().  Return: the fd or -errno.
+ */
+#ifdef SKAS_COMPAT_RECEIVE_FD_UFD
+#define skas_receive_fd(file, o_flags)	receive_fd(file, NULL, o_flags)
+#else
+#define skas_receive_fd(file, o_flags)	receive_fd(file, o_flags)
 #endif
 
 #endif /* _SKAS_COMPAT_H */

@@ -40,6 +40,11 @@ void skas_take_fault(struct skas_run *ev)
 	if (sig != f->signo)
 		return;
 	f->code = info.si_code;
+	if (sig == SIGSYS) {
+		/* A seccomp trap: no x86 trap, trap_nr would be stale. */
+		f->addr = (unsigned long)info.si_call_addr;
+		return;
+	}
 	f->addr = (unsigned long)info.si_addr;
 	f->trapno = current->thread.trap_nr;
 	f->error_code = current->thread.error_code;
@@ -97,7 +102,7 @@ unsigned long skas_find_syscall_insn(void)
 	if (vma && vma->vm_start == vdso)
 		len = min(vma->vm_end - vma->vm_start, 4 * PAGE_SIZE);
 	mmap_read_unlock(current->mm);
-	buf = kmalloc(4 * PAGE_SIZE, GFP_KERNEL);
+	buf = kmalloc(4 * PAGE_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!buf || !len || copy_from_user(buf, (void __user *)vdso, len))
 		goto out;
 	for (off = 0; off + 1 < len; off++) {

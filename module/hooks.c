@@ -108,8 +108,10 @@ static void skas_probe_process_fork(void *data, struct task_struct *parent,
  * A fault signal a guest task raises for itself can only come from the
  * kernel (a guest makes no syscalls that signal): force_sig_fault() with
  * details (si_code > 0), or force_sig() with SEND_SIG_PRIV (#GP, #SS, bad
- * iret...).  Anything else, a kill() from outside included, is an outside
- * signal.
+ * iret...).  SIGSYS counts only as a seccomp filter's SECCOMP_RET_TRAP
+ * (SYS_SECCOMP): libuml's stub traps the legacy vsyscall page with one,
+ * since emulate_vsyscall() runs seccomp but no sys_enter tracepoint.
+ * Anything else, a kill() from outside included, is an outside signal.
  */
 static bool skas_sig_fault(int sig, struct kernel_siginfo *info,
 			   struct task_struct *task)
@@ -123,6 +125,9 @@ static bool skas_sig_fault(int sig, struct kernel_siginfo *info,
 	case SIGFPE:
 	case SIGTRAP:
 		break;
+	case SIGSYS:
+		return info != SEND_SIG_NOINFO && info != SEND_SIG_PRIV &&
+		       info->si_code == SYS_SECCOMP;
 	default:
 		return false;
 	}

@@ -52,24 +52,6 @@ static const struct kernel_param_ops skas_objects_ops = {
 module_param_cb(objects, &skas_objects_ops, NULL, 0444);
 MODULE_PARM_DESC(objects, "address space and thread objects alive");
 
-/*
- * Set when a trapped syscall was executed after all (its ax is not the
- * entry code's -ENOSYS at the stop): the skip this module relies on does
- * not work on this kernel, and no new address space is created.
- */
-static bool skas_skip_is_broken;
-
-void skas_skip_failed(void)
-{
-	WRITE_ONCE(skas_skip_is_broken, true);
-	pr_err_once("this kernel executed a skipped syscall: disabled\n");
-}
-
-bool skas_skip_broken(void)
-{
-	return READ_ONCE(skas_skip_is_broken);
-}
-
 /**
  * skas_check_extension() - answer SKAS_CHECK_EXTENSION.
  * @cap: a SKAS_CAP_* number, as passed by user space.
@@ -90,6 +72,8 @@ static long skas_check_extension(unsigned long cap)
 	case SKAS_CAP_INSTALL_FD:
 	case SKAS_CAP_POLICY_NATIVE:
 	case SKAS_CAP_SIGNAL_INTERRUPT:
+	case SKAS_CAP_SIGSYS:
+	case SKAS_CAP_END_CAUSE:
 		return 1;
 	default:
 		return 0;

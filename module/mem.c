@@ -78,9 +78,10 @@ static bool skas_task_range_reserved(struct task_struct *task,
 }
 
 /*
- * SKAS_INSTALL_FD in the guest: take the lowest free number, then move it
- * to the target with a native dup3() (which replaces what is there); the
- * temporary number is closed in skas_mem_native_result().
+ * SKAS_INSTALL_FD in the guest: take the lowest free number with
+ * receive_fd() (the LSM's file_receive check, as for SCM_RIGHTS), then
+ * move it to the target with a native dup3() (which replaces what is
+ * there); the temporary number is closed in skas_mem_native_result().
  */
 static int skas_install_fd_exec(struct skas_thread *t,
 				const struct skas_mem_op *op, struct file *file)
@@ -90,10 +91,9 @@ static int skas_install_fd_exec(struct skas_thread *t,
 	struct skas_mem_req *req = t->req;
 	int fd, ret;
 
-	fd = get_unused_fd_flags(flags);
+	fd = skas_receive_fd(file, flags);
 	if (fd < 0)
 		return fd;
-	fd_install(fd, get_file(file));
 	if (fd == op->addr)
 		return 0;
 	args[0] = fd;
@@ -237,7 +237,8 @@ static void skas_mem_req_free(struct skas_mem_req *req)
 {
 	unsigned int i;
 
-	for (i = 0; i < req->count; i++)
+	/* files is NULL if its allocation failed. */
+	for (i = 0; req->files && i < req->count; i++)
 		if (req->files[i])
 			fput(req->files[i]);
 	kvfree(req->files);
@@ -250,8 +251,10 @@ static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops)
 	struct skas_mem_op *op;
 	unsigned int i;
 
-	req->ops = kvmalloc_array(req->count, sizeof(*req->ops), GFP_KERNEL);
-	req->files = kvcalloc(req->count, sizeof(*req->files), GFP_KERNEL);
+	req->ops = kvmalloc_array(req->count, sizeof(*req->ops),
+				  GFP_KERNEL_ACCOUNT);
+	req->files = kvcalloc(req->count, sizeof(*req->files),
+			      GFP_KERNEL_ACCOUNT);
 	if (!req->ops || !req->files)
 		return -ENOMEM;
 	if (copy_from_user(req->ops, u64_to_user_ptr(uops),
@@ -265,6 +268,9 @@ static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops)
 			req->files[i] = fget(op->fd);
 			if (!req->files[i])
 				return -EBADF;
+			/* A run page in the guest: see skas_file_is_ours(). */
+			if (skas_file_is_ours(req->files[i]))
+				return -EINVAL;
 		}
 	}
 	return 0;
@@ -278,7 +284,8 @@ static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops)
  * Every operation is checked (and its file taken) before any is run.
  *
  * Return: the number of operations done, or -errno if none was: -EFAULT,
- * -EINVAL, -EBADF (bad fd of a file mapping), -ENOMEM, -ENOENT (no thread
+ * -EINVAL (a bad operation, or a file mapping of a skas descriptor),
+ * -EBADF (bad fd of a file mapping), -ENOMEM, -ENOENT (no thread
  * attached), -EBUSY (no stopped thread: they are all being run), -ESRCH
  * (the threads are dead), or the first operation's error.
  */
@@ -316,9 +323,15 @@ long skas_aspace_mem(struct skas_aspace *as, void __user *uarg)
  * @as:   the address space.
  * @uarg: user pointer to a struct skas_install_fd.
  *
- * Return: 0, or -EFAULT, -EINVAL (bad size, flags, reserved, or a negative
- * target), -EBADF (bad runtime fd, or a target above the guest's
- * RLIMIT_NOFILE), -EMFILE, -ENOENT, -EBUSY, -ESRCH (as SKAS_MEM).
+ * A skas descriptor (/dev/skas, an address space, a thread) is refused: in
+ * a guest's table it would keep its own address space alive (the last
+ * close is what kills the guest) after the runtime is gone, and hand the
+ * guest the ioctls that drive it.
+ *
+ * Return: 0, or -EFAULT, -EINVAL (bad size, flags, reserved, a negative
+ * target, or a skas descriptor), -EBADF (bad runtime fd, or a target above
+ * the guest's RLIMIT_NOFILE), -EMFILE, -ENOENT, -EBUSY, -ESRCH (as
+ * SKAS_MEM), or the LSM's error.
  */
 long skas_aspace_install_fd(struct skas_aspace *as, void __user *uarg)
 {
@@ -337,6 +350,10 @@ long skas_aspace_install_fd(struct skas_aspace *as, void __user *uarg)
 	file = fget(args.fd);
 	if (!file)
 		return -EBADF;
+	if (skas_file_is_ours(file)) {
+		fput(file);
+		return -EINVAL;
+	}
 	op.addr = args.target;
 	op.flags = args.flags;
 	req.files = &file;
@@ -407,7 +424,7 @@ long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write)
 		put_task_struct(task);
 		return -EINVAL;
 	}
-	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!buf) {
 		put_task_struct(task);
 		return -ENOMEM;

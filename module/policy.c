@@ -131,7 +131,7 @@ static struct skas_policy_entry *skas_aspace_policy(struct skas_aspace *as)
 	mutex_lock(&as->lock);
 	p = as->policy;
 	if (!p) {
-		p = kvcalloc(SKAS_POLICY_NR, sizeof(*p), GFP_KERNEL);
+		p = kvcalloc(SKAS_POLICY_NR, sizeof(*p), GFP_KERNEL_ACCOUNT);
 		/* Probes read the pointer without the lock. */
 		smp_store_release(&as->policy, p);
 	}

@@ -8,6 +8,7 @@
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -105,7 +106,7 @@ struct skas_mem_req {
  * @attached:   the first stop happened: the thread can be run
  * @state:      enum skas_thread_state
  * @task:       the host task (a task reference is held), or NULL
- * @run:        the run page (vmalloc_user(), mmapped by the runtime)
+ * @run:        the run page (one accounted page, mmapped by the runtime)
  * @ev:         the event recorded in atomic context (probes), copied to
  *              the run page by the guest when it parks
  * @entry_ax:   regs->ax at a trapped syscall's entry (to check the skip)
@@ -113,10 +114,15 @@ struct skas_mem_req {
  * @req:        the memory batch to run in state SKAS_T_OPS
  * @native_saved: the guest's registers during a native syscall
  * @native_nr:  the armed native syscall's number
+ * @native_args: its arguments, checked at sys_enter as well
  * @native_ip:  its expected regs->ip at sys_enter (after the instruction)
  * @native_armed: the sys_enter probe lets that one syscall through
  * @native_active: stop_work is queued to finish a native syscall
  * @native_passed: the syscall was the armed one and ran
+ * @native_bounce: the armed syscall is a bounce: never run, it parks
+ *              again (a wake-up for get_signal(): the freezer, a ptrace
+ *              stop, a task_work); the registers are in @native_saved
+ * @bounce_kick: a kick came while a bounce was out: its stop parks
  * @clone_child: SKAS_CLONE in progress: the thread the child task becomes
  * @clone_regs: a clone child's first registers (its parent's guest ones)
  * @clone_start: the next stop is a clone child's first
@@ -129,6 +135,7 @@ struct skas_mem_req {
  * @guest_wq:   the parked guest waits here
  * @rt_wq:      the runtime waits here (SKAS_RUN, poll)
  * @exit_status: the wait status of the dead host task
+ * @end_cause:  SKAS_END_* if the module killed the guest (first one wins)
  * @run_lock:   one SKAS_RUN at a time
  * @stop_work:  task_work: park and report @ev (queued by the probes)
  * @kick_work:  task_work: park and report SKAS_EXIT_INTERRUPTED
@@ -156,10 +163,13 @@ struct skas_thread {
 	struct skas_mem_req *req;
 	struct pt_regs native_saved;
 	long native_nr;
+	unsigned long native_args[6];
 	unsigned long native_ip;
 	bool native_armed;
 	bool native_active;
 	bool native_passed;
+	bool native_bounce;
+	bool bounce_kick;
 	struct skas_thread *clone_child;
 	struct pt_regs clone_regs;
 	bool clone_start;
@@ -168,6 +178,7 @@ struct skas_thread {
 	bool restart_ok;
 	unsigned long restart_ip;
 	int exit_status;
+	u32 end_cause;
 	wait_queue_head_t guest_wq;
 	wait_queue_head_t rt_wq;
 	struct mutex run_lock;		/* one SKAS_RUN at a time */
@@ -181,9 +192,6 @@ extern struct workqueue_struct *skas_wq;
 /* main.c: live objects; module exit waits for them to be freed. */
 void skas_objects_inc(void);
 void skas_objects_dec(void);
-/* main.c: the kernel did not skip a trapped syscall. */
-void skas_skip_failed(void);
-bool skas_skip_broken(void);
 
 /* aspace.c */
 long skas_create_aspace(void __user *uarg);
@@ -267,6 +275,18 @@ static inline bool skas_dying(void)
 static inline struct sighand_struct *skas_sighand(void)
 {
 	return rcu_dereference_protected(current->sighand, 1);
+}
+
+/*
+ * A skas file: /dev/skas (misc_open() installs our fops), an address
+ * space's, a thread's; all have .owner = THIS_MODULE.  Never handed to a
+ * guest: in its fd table or its mm it would keep its own objects alive
+ * (the last close of those is what ends the guest) and give it the
+ * ioctls that drive guests.
+ */
+static inline bool skas_file_is_ours(const struct file *file)
+{
+	return file->f_op->owner == THIS_MODULE;
 }
 
 /* Check that @n u64 words at @p are zero. */

@@ -31,7 +31,6 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 #include <asm/fsgsbase.h>
 #include <asm/msr.h>
 #include <asm/segment.h>
@@ -42,6 +41,65 @@
 
 static void skas_thread_kick_locked(struct skas_thread *t);
 
+/*
+ * Module text must outlive our task_work callbacks.  Their last statement
+ * drops their thread reference, which may be the last one: then this
+ * free, skas_objects_dec() and module exit could all be done before the
+ * callback has returned through module text.  module_put() at the end of
+ * a callback would leave the same window; the kernel closes it for files
+ * by dropping the module in __fput() after ->release() has returned, for
+ * kthreads with module_put_and_kthread_exit(), which never returns.
+ *
+ * Here: a thread's callbacks run only in t->task, and one can hold the
+ * last reference only once the task has left the task hash, in do_exit()
+ * (the sched_process_exit probe); from then on it runs from
+ * exit_task_work(), which has returned, with every callback it ran, when
+ * exit_notify() sets exit_state.  So the free waits for exit_state before
+ * the object count that module exit waits for goes down.  The wait is
+ * short: nothing between exit_task_work() and exit_notify() sleeps long.
+ */
+static void skas_thread_wait_task_done(struct task_struct *task)
+{
+	while (!READ_ONCE(task->exit_state))
+		schedule_timeout_uninterruptible(1);
+}
+
+/**
+ * skas_guest_end() - kill the guest for @cause.  Runs in the guest.
+ * @t:     the thread of current.
+ * @cause: SKAS_END_*, reported with this thread's SKAS_EXIT_EXITED.
+ *
+ * SIGKILL takes the whole thread group: what made the module give up
+ * (a tracer, a syscall the kernel did not skip, a native syscall that did
+ * not come) concerns the task, not one operation.  Other guests are not
+ * affected.  Also called from the sys_enter probe (atomic); never with
+ * t->lock held.
+ */
+static void skas_guest_end(struct skas_thread *t, u32 cause)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (!t->end_cause)
+		t->end_cause = cause;
+	spin_unlock_irqrestore(&t->lock, flags);
+	force_sig(SIGKILL);
+}
+
+/*
+ * A traced guest is not one: a tracer's stops come before the sys_enter
+ * probe (syscall entry, get_signal() on the way to user mode) and can
+ * rewrite what the module relies on, such as the registers of an armed
+ * native syscall.
+ */
+static bool skas_guest_traced(struct skas_thread *t)
+{
+	if (likely(!READ_ONCE(current->ptrace)))
+		return false;
+	skas_guest_end(t, SKAS_END_PTRACED);
+	return true;
+}
+
 static void skas_thread_free(struct work_struct *work)
 {
 	struct skas_thread *t = container_of(to_rcu_work(work),
@@ -51,9 +109,11 @@ static void skas_thread_free(struct work_struct *work)
 	mutex_lock(&as->lock);
 	list_del(&t->node);
 	mutex_unlock(&as->lock);
-	if (t->task)
+	if (t->task) {
+		skas_thread_wait_task_done(t->task);
 		put_task_struct(t->task);
-	vfree(t->run);
+	}
+	free_page((unsigned long)t->run);
 	kfree(t);
 	skas_aspace_put(as);
 	skas_objects_dec();
@@ -181,6 +241,16 @@ static bool skas_native_restart(struct skas_thread *t, struct pt_regs *regs,
 	return true;
 }
 
+/* The armed native syscall's arguments, as skas_native_arm() set them. */
+static bool skas_native_args_match(struct skas_thread *t,
+				   const struct pt_regs *regs)
+{
+	const unsigned long *a = t->native_args;
+
+	return regs->di == a[0] && regs->si == a[1] && regs->dx == a[2] &&
+	       regs->r10 == a[3] && regs->r8 == a[4] && regs->r9 == a[5];
+}
+
 /**
  * skas_thread_trap_syscall() - sys_enter probe for a guest task.
  * @t:    the thread of current.
@@ -189,7 +259,8 @@ static bool skas_native_restart(struct skas_thread *t, struct pt_regs *regs,
  *
  * Runs with preemption disabled.  The syscall is skipped unless the
  * runtime allowed it: a one-shot skas_native_arm(), a NATIVE policy entry,
- * or the restart of an interrupted NATIVE syscall.
+ * or the restart of an interrupted NATIVE syscall.  A traced guest is
+ * killed (skas_guest_traced()).
  */
 void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 			      long id)
@@ -198,13 +269,18 @@ void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 	unsigned long flags;
 	bool restart_ok;
 
+	if (skas_guest_traced(t)) {
+		regs->orig_ax = -1;
+		return;
+	}
 	spin_lock_irqsave(&t->lock, flags);
 	if (t->native_armed) {
 		/* The one syscall skas_native_arm() set up, or nothing. */
 		t->native_armed = false;
 		t->native_passed = regs->ip == t->native_ip &&
-				   id == t->native_nr && !in_ia32_syscall();
-		if (!t->native_passed)
+				   id == t->native_nr && !in_ia32_syscall() &&
+				   skas_native_args_match(t, regs);
+		if (!t->native_passed || t->native_bounce)
 			regs->orig_ax = -1;
 		if (!skas_thread_queue(t, &t->stop_work, TWA_RESUME)) {
 			t->native_active = true;
@@ -335,30 +411,109 @@ static void skas_guest_self_exit(struct skas_thread *t)
 }
 
 /*
+ * A parked guest sleeps interruptibly and freezable (no load, no hung-task
+ * warning either way).  Freezable alone serves the suspend freezer, which
+ * freezes the sleep in place; the cgroup v2 freezer and a ptrace stop need
+ * the task in get_signal(), on its way to user mode, and wake the sleep
+ * with TIF_SIGPENDING for that, as does a task_work queued with
+ * TWA_SIGNAL: see skas_guest_bounce().  Every other signal is blocked.
+ */
+#define SKAS_PARK_STATE	(TASK_INTERRUPTIBLE | TASK_FREEZABLE)
+
+static bool skas_guest_woken(struct skas_thread *t)
+{
+	int state = READ_ONCE(t->state);
+
+	return state == SKAS_T_RUNNING || state == SKAS_T_OPS ||
+	       READ_ONCE(t->exit_req);
+}
+
+/* SKAS_RUN released us: load its registers. */
+static void skas_guest_resume(struct skas_thread *t)
+{
+	/* The restart of an interrupted NATIVE call: only where it was. */
+	if (t->regs_in.rip != t->restart_ip)
+		t->restart_ok = false;
+	skas_regs_from_user(task_pt_regs(current), &t->regs_in);
+}
+
+/*
+ * Leave the park for get_signal() and come back: return to user mode at
+ * the vDSO's syscall instruction with a syscall armed that never runs
+ * (orig_ax = -1 in the probe) and whose stop_work restores the registers
+ * and waits again (skas_native_done()).  The state stays as it is: the
+ * runtime may run or use the thread meanwhile, the wait sees it after.
+ * get_signal() runs pending task_works first, so a bounce cannot be done
+ * from the task_work itself: it would park again at once.
+ *
+ * Return: true if the caller must return to user mode (bounced, or the
+ * vDSO's instruction was changed and the guest is being killed).
+ */
+static bool skas_guest_bounce(struct skas_thread *t)
+{
+	static const unsigned long args[6];
+	unsigned long flags;
+	int ret;
+
+	ret = skas_native_arm(t, __NR_getpid, args);
+	if (ret > 0) {
+		spin_lock_irqsave(&t->lock, flags);
+		t->native_bounce = true;
+		spin_unlock_irqrestore(&t->lock, flags);
+	}
+	return ret != -EOPNOTSUPP;
+}
+
+/*
+ * A kick or a fault stops the guest while a bounce is out, before its
+ * syscall: the registers are the bounce's.  Put back the parked ones, and
+ * the runtime's if it ran the thread meanwhile (RUNNING), as the wait
+ * would have.
+ */
+static void skas_bounce_cancel(struct skas_thread *t, struct pt_regs *regs)
+{
+	unsigned long flags;
+	bool running;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->native_armed = false;
+	t->native_bounce = false;
+	t->bounce_kick = false;
+	running = t->state == SKAS_T_RUNNING;
+	spin_unlock_irqrestore(&t->lock, flags);
+	*regs = t->native_saved;
+	if (running)
+		skas_guest_resume(t);
+}
+
+/*
+ * Sleep until the runtime wakes us.  Return: true to go on, false to
+ * return to user mode now (dying, killed, bounced).
+ */
+static bool skas_guest_sleep(struct skas_thread *t)
+{
+	if (!wait_event_state(t->guest_wq, skas_guest_woken(t),
+			      SKAS_PARK_STATE))
+		return true;
+	if (skas_dying() || skas_guest_traced(t) || skas_guest_bounce(t))
+		return false;
+	/* No syscall instruction to bounce through: killable, unfreezable. */
+	return !wait_event_killable(t->guest_wq, skas_guest_woken(t));
+}
+
+/*
  * The parked guest's loop: sleep until SKAS_RUN releases us (load the new
  * registers and return to user mode) or SKAS_MEM hands us a batch (run it
  * and sleep again).  A batch operation that needs a real syscall in this
  * task (skas_native_arm()) returns to user mode to make it; the batch goes
- * on in stop_work once the syscall is done.
+ * on in stop_work once the syscall is done.  Only SIGKILL cuts the park
+ * short; other wake-ups come back to it (skas_guest_sleep()).
  */
 static void skas_guest_wait(struct skas_thread *t)
 {
-	int ret;
-
 	for (;;) {
-		/*
-		 * Killable, not interruptible: only SIGKILL may cut the stop
-		 * short, other signals wait for the next run.  TASK_NOLOAD: a
-		 * parked guest is idle, not blocked (no load, no hung-task
-		 * warning).
-		 */
-		ret = wait_event_state(t->guest_wq,
-				       READ_ONCE(t->state) == SKAS_T_RUNNING ||
-				       READ_ONCE(t->state) == SKAS_T_OPS ||
-				       READ_ONCE(t->exit_req),
-				       (TASK_KILLABLE | TASK_NOLOAD));
-		if (ret)
-			return;	/* dying: the exit probe reports it */
+		if (!skas_guest_sleep(t) || skas_guest_traced(t))
+			return;
 		if (READ_ONCE(t->exit_req) &&
 		    READ_ONCE(t->state) != SKAS_T_OPS) {
 			skas_guest_self_exit(t);
@@ -371,10 +526,7 @@ static void skas_guest_wait(struct skas_thread *t)
 			return;
 		skas_guest_ops_done(t);
 	}
-	/* The restart of an interrupted NATIVE call: only where it was. */
-	if (t->regs_in.rip != t->restart_ip)
-		t->restart_ok = false;
-	skas_regs_from_user(task_pt_regs(current), &t->regs_in);
+	skas_guest_resume(t);
 }
 
 /*
@@ -419,6 +571,16 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 	struct skas_run *run = t->run;
 	unsigned long flags;
 
+	if (skas_guest_traced(t))
+		return;
+	if (READ_ONCE(t->native_bounce)) {
+		skas_bounce_cancel(t, regs);
+		if (ev->exit_reason == SKAS_EXIT_FAULT) {
+			/* The vDSO's instruction faulted: not a syscall. */
+			skas_guest_end(t, SKAS_END_NATIVE);
+			return;
+		}
+	}
 	if (first) {
 		WRITE_ONCE(t->as->syscall_insn, skas_find_syscall_insn());
 		memset(&run->regs, 0, sizeof(run->regs));
@@ -438,13 +600,12 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 		/*
 		 * A skipped syscall leaves ax as the entry code set it (the
 		 * probe saw it).  Anything else means this kernel ran it
-		 * despite orig_ax = -1: kill the guest, refuse new address
-		 * spaces.
+		 * despite orig_ax = -1: kill this guest, and only this one
+		 * (every guest is checked at each of its own traps).
 		 */
 		if (ev->exit_reason == SKAS_EXIT_SYSCALL &&
 		    regs->ax != t->entry_ax) {
-			skas_skip_failed();
-			force_sig(SIGKILL);
+			skas_guest_end(t, SKAS_END_SKIP);
 			return;
 		}
 		skas_regs_to_user(&run->regs, regs);
@@ -479,16 +640,29 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
  * in the guest's own context; stop_work collects the result
  * (skas_native_done()) and restores the registers.
  *
- * Return: 1 (armed), or -EOPNOTSUPP if the vDSO has no syscall instruction.
+ * The instruction is in guest memory, which a guest with a descriptor of
+ * its own /proc/PID/mem (or its runtime) can change: check it here, and
+ * the probe checks that the syscall that comes is this one.  Either
+ * failing kills the guest (SKAS_END_NATIVE).
+ *
+ * Return: 1 (armed), -EOPNOTSUPP if the vDSO has no syscall instruction,
+ * or -EIO if it is one no more (the guest is being killed).
  */
 int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args)
 {
 	unsigned long insn = READ_ONCE(t->as->syscall_insn);
 	struct pt_regs *regs = task_pt_regs(current);
 	unsigned long flags;
+	u8 code[2];
 
 	if (!insn)
 		return -EOPNOTSUPP;
+	if (copy_from_user(code, (const void __user *)insn, sizeof(code)) ||
+	    code[0] != 0x0f || code[1] != 0x05) {
+		skas_guest_end(t, SKAS_END_NATIVE);
+		return -EIO;
+	}
+	memcpy(t->native_args, args, sizeof(t->native_args));
 	t->native_saved = *regs;
 	regs->ip = insn;
 	regs->ax = nr;
@@ -515,13 +689,51 @@ int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args)
 	return 1;
 }
 
-/* stop_work after a native syscall: result, registers back, go on. */
+/*
+ * stop_work after a bounce's syscall (skipped): registers back, and wait
+ * again; or report the kick that came while it was out, with the
+ * runtime's registers if it ran the thread meanwhile.  Not inlined: its
+ * event would share skas_stop_work_fn()'s frame with the one there.
+ */
+static noinline_for_stack void skas_bounce_done(struct skas_thread *t)
+{
+	struct skas_run ev = { .exit_reason = SKAS_EXIT_INTERRUPTED };
+	unsigned long flags;
+	bool kicked;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->native_bounce = false;
+	kicked = t->bounce_kick && t->state == SKAS_T_RUNNING;
+	t->bounce_kick = false;
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (skas_dying())
+		return;
+	if (!kicked) {
+		skas_guest_wait(t);
+		return;
+	}
+	skas_guest_resume(t);
+	skas_guest_park(t, &ev, false);
+}
+
+/*
+ * stop_work after a native syscall: result, registers back, go on.  A
+ * syscall that is not the armed one (@passed false: the instruction was
+ * changed after skas_native_arm() checked it, or a tracer changed the
+ * registers) fails the operation and kills the guest.
+ */
 static void skas_native_done(struct skas_thread *t, bool passed)
 {
 	struct pt_regs *regs = task_pt_regs(current);
-	long result = passed ? (long)regs->ax : -EINTR;
+	long result = passed ? (long)regs->ax : -EIO;
 
 	*regs = t->native_saved;
+	if (!passed && !skas_dying())
+		skas_guest_end(t, SKAS_END_NATIVE);
+	if (READ_ONCE(t->native_bounce)) {
+		skas_bounce_done(t);
+		return;
+	}
 	skas_mem_native_result(t->req, result);
 	if (!skas_dying() && !t->req->error &&
 	    skas_mem_exec(t, t->req))
@@ -618,6 +830,9 @@ static void skas_kick_work_fn(struct callback_head *cb)
 static void skas_thread_kick_locked(struct skas_thread *t)
 {
 	if (t->state == SKAS_T_RUNNING) {
+		/* A bounce's stop_work would resume the guest: it parks. */
+		if (t->native_bounce)
+			t->bounce_kick = true;
 		if (!t->kick_queued && !t->stop_queued &&
 		    !skas_thread_queue(t, &t->kick_work, TWA_SIGNAL))
 			t->kick_queued = true;
@@ -650,8 +865,18 @@ static long skas_thread_attach(struct skas_thread *t, void __user *uarg)
 		return -EINVAL;
 	if (!uid_eq(current_euid(), as->owner))
 		return -EPERM;
+	/* A tracer could change what the module relies on: no guest. */
+	if (current->ptrace)
+		return -EPERM;
 	if (!current->mm || get_nr_threads(current) != 1 ||
 	    atomic_read(&current->mm->mm_users) != 1)
+		return -EBUSY;
+	/*
+	 * Nor its fd table (a CLONE_FILES peer): hollowing would close the
+	 * peer's descriptors, and NATIVE I/O would reach them.  Only the stub
+	 * itself could share it later, and it never runs its code again.
+	 */
+	if (atomic_read(&current->files->count) != 1)
 		return -EBUSY;
 #ifdef CONFIG_RSEQ
 	if (current->rseq)
@@ -721,6 +946,7 @@ static long skas_thread_report_exit(struct skas_thread *t)
 		return -ESRCH;
 	memset(&run->exit, 0, sizeof(run->exit));
 	run->exit.exited.status = t->exit_status;
+	run->exit.exited.cause = READ_ONCE(t->end_cause);
 	WRITE_ONCE(run->exit_reason, SKAS_EXIT_EXITED);
 	return 0;
 }
@@ -875,6 +1101,25 @@ long skas_aspace_sole_thread(struct skas_aspace *as, struct skas_thread **tp)
 	return !attached ? -ENOENT : n ? -EBUSY : -ESRCH;
 }
 
+/*
+ * Wait for the guest to finish a batch.  Killable: a native syscall that
+ * never comes (the guest's code where the vDSO's instruction was) would
+ * hold the runtime for ever.  The guest uses @req until it stops or dies,
+ * so a runtime being killed kills it and waits for that, which SIGKILL
+ * bounds: the batch checks for it after each operation, and the guest
+ * dies where it is in user mode.
+ */
+static void skas_thread_exec_wait(struct skas_thread *t,
+				  struct skas_mem_req *req)
+{
+	if (!wait_event_killable(t->rt_wq, READ_ONCE(t->state) != SKAS_T_OPS))
+		return;
+	skas_thread_kill(t, true);
+	wait_event(t->rt_wq, READ_ONCE(t->state) != SKAS_T_OPS);
+	if (req->done < req->count && !req->error)
+		req->error = -EINTR;
+}
+
 /**
  * skas_thread_exec() - run a batch in @t, which must be stopped.
  * @t:   the thread; the caller holds t->run_lock.
@@ -895,11 +1140,7 @@ void skas_thread_exec(struct skas_thread *t, struct skas_mem_req *req)
 	spin_unlock_irqrestore(&t->lock, flags);
 	if (state == SKAS_T_STOPPED) {
 		__wake_up_sync(&t->guest_wq, TASK_NORMAL);
-		/*
-		 * Not interruptible: the guest uses @req until it stops again
-		 * (or dies).  Each operation is one mmap or munmap.
-		 */
-		wait_event(t->rt_wq, READ_ONCE(t->state) != SKAS_T_OPS);
+		skas_thread_exec_wait(t, req);
 		if (READ_ONCE(t->state) == SKAS_T_DEAD &&
 		    req->done < req->count && !req->error)
 			req->error = -ESRCH;
@@ -956,6 +1197,27 @@ static long skas_thread_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
+/*
+ * The run page is an ordinary page (alloc_page(GFP_KERNEL_ACCOUNT), as
+ * KVM's), mapped at fault time like KVM's: vmalloc_user(), which
+ * remap_vmalloc_range() needs, has no accounted variant, and the mapping
+ * keeps the file, hence the thread and its page, alive.
+ */
+static vm_fault_t skas_run_fault(struct vm_fault *vmf)
+{
+	struct skas_thread *t = vmf->vma->vm_file->private_data;
+
+	if (vmf->pgoff)
+		return VM_FAULT_SIGBUS;
+	vmf->page = virt_to_page(t->run);
+	get_page(vmf->page);
+	return 0;
+}
+
+static const struct vm_operations_struct skas_run_vm_ops = {
+	.fault = skas_run_fault,
+};
+
 static int skas_thread_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct skas_thread *t = file->private_data;
@@ -965,7 +1227,8 @@ static int skas_thread_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != SKAS_RUN_PAGE_SIZE ||
 	    !(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	return remap_vmalloc_range(vma, t->run, 0);
+	vma->vm_ops = &skas_run_vm_ops;
+	return 0;
 }
 
 static __poll_t skas_thread_poll(struct file *file, poll_table *wait)
@@ -1060,12 +1323,16 @@ struct file *skas_thread_file(struct skas_thread *t)
 struct skas_thread *skas_thread_new(struct skas_aspace *as)
 {
 	struct skas_thread *t;
+	struct page *page;
 
 	BUILD_BUG_ON(sizeof(struct skas_run) > SKAS_RUN_PAGE_SIZE);
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 	if (!t)
 		return NULL;
-	t->run = vmalloc_user(SKAS_RUN_PAGE_SIZE);
+	/* As KVM's run page: charged to the caller's memory cgroup. */
+	BUILD_BUG_ON(SKAS_RUN_PAGE_SIZE != PAGE_SIZE);
+	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	t->run = page ? page_address(page) : NULL;
 	if (!t->run) {
 		kfree(t);
 		return NULL;

@@ -61,6 +61,13 @@ tree_dirs="selftests guest-runtime libuml"
 (cd "$top" && find $tree_dirs -type f \
 	! -name '*.[choa]' ! -name '*.cc' ! -name 'Makefile' ! -name '*.rst' ! -name '*.md' \
 	! -name '.*' 2>/dev/null | cpio -pdm --quiet "$root/skas")
+# The dynamic loader and libraries of the tree's dynamically linked test
+# programs (the rest of the root is busybox): what ldd names, plus the
+# library selftests/runtime/dynamic opens at run time.
+for lib in $(ldd "$top/selftests/runtime/dynamic" | grep -o '/[^ ]*') \
+	   /lib/x86_64-linux-gnu/libm.so.6; do
+	cp -L --parents "$lib" "$root"
+done
 if [ "$mode" = demo ]; then
 	[ -n "${DEMO_CMD:-}" ] && printf '%s\n' "$DEMO_CMD" > "$root/demo-cmd"
 	if [ -n "${EXTRA:-}" ]; then

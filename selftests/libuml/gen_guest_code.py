@@ -32,6 +32,14 @@ msg:	.ascii "hi\\n"
 'fork': "mov $57, %eax\n syscall\n mov %rax, 0x500000\n mov 0x500000, %rdi\n mov $60, %eax\n syscall\n ud2\n",
 'thread': "mov $56, %eax\n syscall\n test %rax, %rax\n jnz 1f\n movq $0x77, 0x500008\n ud2\n1: mov 0x500008, %rdi\n mov $60, %eax\n syscall\n ud2\n",
 'exit_via': "mov $60, %eax\n mov $42, %edi\n jmp *%rbx\n",
+'vsyscall': """
+	call *%rbx		# a legacy vsyscall: rbx = its entry address
+ret_here:
+	mov %rax, %rdi		# exit(the result)
+	mov $60, %eax
+	syscall
+	ud2
+""",
 }
 for name, src in snips.items():
     open('s.S','w').write("\t.text\n.globl _s\n_s:\n" + src)

@@ -6,6 +6,7 @@
  */
 #include <pthread.h>
 #include <time.h>
+#include <sys/ptrace.h>
 #include <sys/time.h>
 #include <sys/user.h>
 
@@ -373,6 +374,140 @@ TEST_F(run, stub_syscall_page_traps)
 	EXPECT_TRUE(pid_exists(uml_thread_host_tid(self->t)));
 }
 
+/* The three legacy vsyscall entries: gettimeofday, time, getcpu. */
+static const uint64_t vsyscalls[] = {
+	0xffffffffff600000ULL, 0xffffffffff600400ULL, 0xffffffffff600800ULL,
+};
+
+/*
+ * Call vsyscall @i with pointers into the data page: it must be a
+ * SIGSEGV fault at the entry, as under vsyscall=none, whether the host
+ * emulates vsyscalls (which would read the host's time into the page with
+ * no event) or not; then resume the guest as after a ret with rax = 77.
+ */
+static void vsyscall_faults(struct __test_metadata *_metadata,
+			    struct uml_aspace *as, struct uml_thread *t,
+			    int i)
+{
+	struct uml_regs *r = uml_thread_regs(t);
+	unsigned char buf[32], zero[32] = { 0 };
+	uint64_t ret_addr = 0;
+	struct uml_exit ex;
+
+	r->rip = GUEST_CODE;
+	r->rsp = GUEST_DATA + PAGE;
+	r->rbx = vsyscalls[i];
+	r->rdi = GUEST_DATA + 0x100;	/* tv, tloc or cpu */
+	r->rsi = GUEST_DATA + 0x200;	/* tz or node */
+	r->rdx = 0;
+	ASSERT_EQ(0, uml_thread_run(t, &ex));
+	ASSERT_EQ(UML_EXIT_FAULT, ex.reason)
+		TH_LOG("vsyscall %#llx: event %u (syscall %llu), not a fault",
+		       (unsigned long long)vsyscalls[i], ex.reason,
+		       (unsigned long long)ex.syscall.nr);
+	EXPECT_EQ(SIGSEGV, ex.fault.signo);
+	EXPECT_EQ(SEGV_MAPERR, ex.fault.code);
+	EXPECT_EQ(vsyscalls[i], ex.fault.addr);
+	EXPECT_EQ(14, ex.fault.trapno);
+	/* user, instruction fetch, and PROT as for any kernel address */
+	EXPECT_EQ(0x15, ex.fault.error_code);
+	/* Stopped at the entry, the return address on the stack. */
+	EXPECT_EQ(vsyscalls[i], r->rip);
+	EXPECT_EQ(GUEST_DATA + PAGE - 8, r->rsp);
+	ASSERT_EQ(8, uml_mem_read(as, &ret_addr, r->rsp, 8));
+	EXPECT_EQ(GUEST_CODE + 2, ret_addr);
+	/* Nothing of the host's was written. */
+	ASSERT_EQ(sizeof(buf), uml_mem_read(as, buf, GUEST_DATA + 0x100,
+					    sizeof(buf)));
+	EXPECT_EQ(0, memcmp(buf, zero, sizeof(buf)));
+	ASSERT_EQ(sizeof(buf), uml_mem_read(as, buf, GUEST_DATA + 0x200,
+					    sizeof(buf)));
+	EXPECT_EQ(0, memcmp(buf, zero, sizeof(buf)));
+
+	/* The runtime's emulation of the ret: the guest goes on. */
+	r->rip = ret_addr;
+	r->rsp += 8;
+	r->rax = 77;
+	ASSERT_EQ(0, uml_thread_run(t, &ex));
+	ASSERT_EQ(UML_EXIT_SYSCALL, ex.reason);
+	EXPECT_EQ(60, ex.syscall.nr);
+	EXPECT_EQ(77, ex.syscall.args[0]);
+}
+
+/* A line of /proc/PID/status starting with @key, as a number; -1 if none. */
+static long status_field(int pid, const char *key)
+{
+	char path[64], line[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			v = strtol(line + strlen(key), NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* Whether this host emulates vsyscalls: our own [vsyscall] mapping. */
+static int host_has_vsyscall(void)
+{
+	char line[256];
+	int found = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, "[vsyscall]") != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The vsyscall page never runs a host syscall behind the runtime's back. */
+TEST_F(run, vsyscall_is_a_fault)
+{
+	int i;
+
+	/*
+	 * The guest runs under libuml's seccomp filter (mode 2) where the
+	 * host emulates vsyscalls; elsewhere, where they are plain page
+	 * faults, under nothing more than the runtime itself.
+	 */
+	EXPECT_EQ(host_has_vsyscall() ? 2 : status_field(getpid(), "Seccomp:"),
+		  status_field(uml_thread_host_tid(self->t), "Seccomp:"));
+	ASSERT_EQ(0, start(self->as, self->r, code_vsyscall,
+			   sizeof(code_vsyscall)));
+	for (i = 0; i < 3; i++)
+		vsyscall_faults(_metadata, self->as, self->t, i);
+}
+
+/* Nor in a fork child or a new thread (they inherit what the stub has). */
+TEST_F(run, vsyscall_is_a_fault_in_fork_and_thread)
+{
+	struct uml_thread *c;
+	struct uml_aspace *cas;
+
+	ASSERT_EQ(0, start(self->as, self->r, code_vsyscall,
+			   sizeof(code_vsyscall)));
+	if (uml_can_fork(variant->backend)) {
+		ASSERT_EQ(0, uml_thread_clone(self->t, 0, &c, &cas));
+		vsyscall_faults(_metadata, cas, c, 0);
+		uml_aspace_destroy(cas);
+	}
+	if (uml_can_thread(variant->backend)) {
+		ASSERT_EQ(0, uml_thread_clone(self->t, UML_CLONE_THREAD, &c,
+					      NULL));
+		vsyscall_faults(_metadata, self->as, c, 1);
+		uml_thread_destroy(c);
+	}
+	if (!uml_can_fork(variant->backend) &&
+	    !uml_can_thread(variant->backend))
+		SKIP(return, "no fork and no threads on this backend");
+}
+
 static uint64_t runtime_secret = 0x5ec7e7;
 
 /* Runtime memory does not exist in the guest's address space. */
@@ -509,11 +644,38 @@ TEST_F(run, killed_guest_is_exited_then_esrch)
 	ASSERT_EQ(UML_EXIT_EXITED, self->ex.reason);
 	EXPECT_TRUE(WIFSIGNALED(self->ex.exited.status));
 	EXPECT_EQ(SIGKILL, WTERMSIG(self->ex.exited.status));
+	EXPECT_EQ(UML_END_NONE, self->ex.exited.cause);	/* not the module */
 	EXPECT_EQ(-ESRCH, uml_thread_run(self->t, &self->ex));
 	EXPECT_EQ(-ESRCH, uml_thread_kick(self->t));
 	EXPECT_FALSE(pid_exists(pid));		/* reaped */
 	/* Memory operations have no task left to run in. */
 	EXPECT_EQ(-ESRCH, uml_aspace_unmap(self->as, GUEST_DATA, PAGE));
+}
+
+/*
+ * skas: a guest task that gets a ptrace tracer is killed by the module,
+ * and the runtime is told why (SKAS_CAP_END_CAUSE).  On ptrace the host
+ * task is the backend's own tracee: nobody else can seize it.
+ */
+TEST_F(run, traced_guest_is_killed_and_says_why)
+{
+	int pid = uml_thread_host_tid(self->t);
+
+	if (variant->backend != UML_BACKEND_SKAS)
+		SKIP(return, "ptrace: the backend is the guest's tracer");
+#ifdef SKAS_CAP_END_CAUSE
+	if (!skas_has_cap(SKAS_CAP_END_CAUSE))
+#endif
+		SKIP(return, "skas.ko does not end ptraced guests "
+		     "(SKAS_CAP_END_CAUSE)");
+	ASSERT_EQ(0, start(self->as, self->r, code_write_exit,
+			   sizeof(code_write_exit)));
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, pid, 0, 0));
+	ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+	ASSERT_EQ(UML_EXIT_EXITED, self->ex.reason);
+	EXPECT_TRUE(WIFSIGNALED(self->ex.exited.status));
+	EXPECT_EQ(UML_END_PTRACED, self->ex.exited.cause);
+	EXPECT_FALSE(pid_exists(pid));		/* reaped */
 }
 
 /* A stray non-fault signal from outside is an interruption, not a death. */

@@ -62,6 +62,19 @@ not_ok() {
 	echo "not ok $n - $1"
 }
 
+skip_case() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
+# have PROGRAM...: all of them are executable here (the VM's root has
+# busybox and the tree's own programs, not the host's Debian user space).
+have() {
+	for p in "$@"; do
+		[ -x "$p" ] || return 1
+	done
+}
+
 # A fresh work folder with the same files for each run.
 setup_work() {
 	rm -rf "$WORK/w"

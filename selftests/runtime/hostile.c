@@ -10,7 +10,15 @@
  *    bits.  umlrun indexed its fd table with the whole 64-bit register.
  *  - mprotect() of a range past the top of the guest's part of the address
  *    space, or with a length that wraps, or unknown protection bits.
- * "hostile [signals|fds|mprotect]" runs one part, no argument all of them.
+ *  - /proc/self spelt otherwise ("/proc//self", "/./proc/self/", relative
+ *    from /proc...) named umlrun's own /proc entry: readlink showed the
+ *    runtime's fds and open reopened them (its sealed stub memfd).
+ * "hostile [signals|fds|mprotect|proc]" runs one part, no argument all of
+ * them; "hostile symlink" (not in "all": it needs a writable cwd) plants
+ * symlinks to /proc/self/fd/N for fds it does not have, and opens them;
+ * "hostile ia32" (not in "all": umlrun's rule, not the kernel's) checks
+ * that a 32-bit int $0x80 syscall is never run or handled: ENOSYS, as on
+ * a kernel without IA32_EMULATION.
  * Prints "hostile ok", or exits with the number of the check that failed.
  * Runs natively too: the expectations are the kernel's.
  */
@@ -162,6 +170,115 @@ static int check_mprotect(void)
 	return 0;
 }
 
+static const char *const self_spellings[] = {
+	"/proc/self", "/proc//self", "//proc/self", "/proc/./self",
+	"/./proc/self/", "/proc/../proc/self", "/proc/self/fd/../../self",
+};
+
+/* Every spelling of /proc/self/fd/@fd links where the plain one does. */
+static int same_link(int fd)
+{
+	char want[256], got[256], path[128];
+	unsigned int i;
+	ssize_t n, m;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, want, sizeof(want));
+	if (n <= 0)
+		return 1;
+	for (i = 0; i < sizeof(self_spellings) / sizeof(self_spellings[0]); i++) {
+		snprintf(path, sizeof(path), "%s/fd/%d", self_spellings[i], fd);
+		m = readlink(path, got, sizeof(got));
+		if (m != n || memcmp(got, want, n))
+			return 1;
+	}
+	return 0;
+}
+
+/* No spelling of /proc/self/fd/@fd exists for an fd that is not open. */
+static int no_link(int procfd, int fd)
+{
+	char path[128], buf[64];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(self_spellings) / sizeof(self_spellings[0]); i++) {
+		snprintf(path, sizeof(path), "%s/fd/%d", self_spellings[i], fd);
+		if (fails(readlink(path, buf, sizeof(buf)), ENOENT) ||
+		    fails(open(path, O_RDONLY), ENOENT))
+			return 1;
+	}
+	snprintf(path, sizeof(path), "self/fd/%d", fd);
+	if (fails(readlinkat(procfd, path, buf, sizeof(buf)), ENOENT) ||
+	    fails(openat(procfd, path, O_RDONLY), ENOENT) ||
+	    fails(readlink(path, buf, sizeof(buf)), ENOENT))	/* cwd: /proc */
+		return 1;
+	return 0;
+}
+
+static int check_proc(void)
+{
+	char want[256], got[256];
+	int p[2], procfd, cwd, fd, r = 0;
+	ssize_t n;
+
+	if (pipe(p))
+		return 70;
+	procfd = open("/proc", O_RDONLY | O_DIRECTORY);
+	cwd = open(".", O_RDONLY | O_DIRECTORY);
+	if (procfd < 0 || cwd < 0 || chdir("/proc"))
+		return 71;
+	for (fd = 0; fd <= p[1]; fd++)
+		if (fcntl(fd, F_GETFD) >= 0 && same_link(fd))
+			r = 72;
+	for (fd = 3; !r && fd < 1024; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && no_link(procfd, fd))
+			r = 73;
+	n = readlink("/proc/self/exe", want, sizeof(want));
+	if (!r && (n <= 0 || readlink("/proc//self/exe", got, sizeof(got)) != n ||
+		   memcmp(got, want, n) || readlink("self/exe", got, sizeof(got)) != n ||
+		   memcmp(got, want, n)))
+		r = 74;
+	if (fchdir(cwd))
+		return 75;
+	close(cwd);
+	close(procfd);
+	close(p[0]);
+	close(p[1]);
+	return r;
+}
+
+static int check_symlink(void)
+{
+	char target[64];
+	int fd, r = 0;
+
+	for (fd = 3; !r && fd < 64; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0)
+			continue;
+		snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
+		unlink("hostile-link");
+		if (symlink(target, "hostile-link"))
+			return 80;
+		if (open("hostile-link", O_RDONLY) >= 0)
+			r = 81;
+	}
+	unlink("hostile-link");
+	return r;
+}
+
+static int check_ia32(void)
+{
+	long r;
+
+	/* ia32 number 20 is getpid: the 64-bit table's 20 is writev. */
+	asm volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory");
+	if (r != -ENOSYS)
+		return 90;
+	/* ia32 exit(5): the process must go on. */
+	asm volatile("int $0x80" : "=a"(r) : "a"(1L), "b"(5L) : "memory");
+	return r == -ENOSYS ? 0 : 91;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -171,12 +288,17 @@ int main(int argc, char **argv)
 		{ "signals", check_signals },
 		{ "fds", check_fds },
 		{ "mprotect", check_mprotect },
+		{ "proc", check_proc },
+		{ "symlink", check_symlink },
+		{ "ia32", check_ia32 },
 	};
 	unsigned int i;
 	int r;
 
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		if (argc > 1 && strcmp(argv[1], parts[i].name))
+		if (argc > 1 ? strcmp(argv[1], parts[i].name) != 0
+			     : parts[i].fn == check_symlink ||
+			       parts[i].fn == check_ia32)
 			continue;
 		r = parts[i].fn();
 		if (r)

@@ -13,7 +13,7 @@ PROGS="edges timeouts hostile"
 
 # NAME STATUS PROGRAM: programs umlrun must refuse with STATUS.
 REFUSED="missing:127:/nonexistent/prog not-executable:126:selftests/runtime/cases.sh
-dynamic:126:selftests/runtime/dynamic"
+nointerp:127:selftests/runtime/dynamic-nointerp"
 
 echo "TAP version 13"
 set -- $PROGS $REFUSED

@@ -5,9 +5,14 @@
  * nor stops it: the run reports SKAS_EXIT_INTERRUPTED and the guest goes on
  * where it was.  Only SIGKILL and the guest's own faults keep their
  * meaning.  The stubs here block nothing themselves: the module does.
+ * A seccomp filter's SECCOMP_RET_TRAP is a fault too (SKAS_CAP_SIGSYS):
+ * libuml's stubs trap the legacy vsyscall page that way.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -15,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -226,6 +232,67 @@ TEST(capability)
 	ASSERT_LE(0, dev);
 	EXPECT_TRUE(has_cap(dev, SKAS_CAP_SIGNAL_INTERRUPT));
 	close(dev);
+}
+
+/* In the stub before it attaches: getpid traps (SIGSYS), all else runs. */
+static int trap_getpid(void)
+{
+	static const struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getpid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = sizeof(insns) / sizeof(insns[0]),
+		.filter = (struct sock_filter *)insns,
+	};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return 20;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) ? 21 : 0;
+}
+
+/*
+ * seccomp runs before the sys_enter tracepoint: a trapped syscall never
+ * reaches the probe, and its SIGSYS is the guest's own fault, reported with
+ * si_call_addr (after the syscall instruction); the call did not run (rax
+ * is its number again) and the guest lives on.  Other syscalls still trap.
+ */
+TEST(seccomp_trap_is_a_fault)
+{
+	struct skas_guest g;
+	int ret, dev = skas_open_dev();
+
+	ASSERT_LE(0, dev);
+	EXPECT_TRUE(has_cap(dev, SKAS_CAP_SIGSYS));
+	close(dev);
+	skas_stub_pre_attach = trap_getpid;
+	ret = skas_guest_start(&g);
+	skas_stub_pre_attach = NULL;
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, map_code(g.as));
+	skas_regs_at(&g, PC_SC);
+	g.run->regs.rax = SYS_getpid;
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&g))
+		TH_LOG("event %u", g.run->exit_reason);
+	EXPECT_EQ(SIGSYS, g.run->exit.fault.signo);
+	EXPECT_EQ(1, g.run->exit.fault.code);		/* SYS_SECCOMP */
+	EXPECT_EQ(PC_SC + 2, g.run->exit.fault.addr);
+	EXPECT_EQ(0U, g.run->exit.fault.trapno);
+	EXPECT_EQ(0U, g.run->exit.fault.error_code);
+	EXPECT_EQ(PC_SC + 2, g.run->regs.rip);
+	EXPECT_EQ((__u64)SYS_getpid, g.run->regs.rax);
+	EXPECT_EQ(0, waitpid(g.pid, NULL, WNOHANG));
+	/* On to the ud2, and the same instruction with another number. */
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&g));
+	EXPECT_EQ(SIGILL, g.run->exit.fault.signo);
+	skas_regs_at(&g, PC_SC);
+	g.run->regs.rax = SYS_getuid;
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&g));
+	EXPECT_EQ((__u64)SYS_getuid, g.run->exit.syscall.nr);
+	skas_guest_stop(&g);
 }
 
 TEST_F(sig, attach_blocks_all_but_sigkill)

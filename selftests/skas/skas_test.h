@@ -149,6 +149,12 @@ static inline int skas_stub_prepare(void)
 }
 
 /*
+ * If set, run by each stub child after skas_stub_prepare() (e.g. to
+ * install a seccomp filter); a nonzero return is the stub's exit code.
+ */
+static int (*skas_stub_pre_attach)(void);
+
+/*
  * A stub child: prepare, wait @delay microseconds, attach to @thread;
  * exits only if attach fails.
  */
@@ -159,6 +165,8 @@ skas_stub_main_after(int thread, useconds_t delay)
 	int ret;
 
 	ret = skas_stub_prepare();
+	if (!ret && skas_stub_pre_attach)
+		ret = skas_stub_pre_attach();
 	if (ret)
 		_exit(ret);
 	if (delay)

@@ -40,6 +40,11 @@
  *                          number done; stops at the first failure, whose
  *                          -errno is stored in the batch's error field (and
  *                          returned if it was the first operation).
+ *                          PROTECT (like SKAS_CLONE and SKAS_INSTALL_FD)
+ *                          makes the guest run the vDSO's syscall
+ *                          instruction: if those bytes were changed, or
+ *                          another syscall comes, it fails with -EIO and
+ *                          the guest is killed (SKAS_END_NATIVE).
  *   SKAS_RESET             no arg.  Empties the address space for a guest
  *                          execve: every mapping but the vDSO goes.  It
  *                          must have exactly one live thread, stopped;
@@ -73,7 +78,8 @@
  *                          the host task that becomes the guest thread.
  *                          The stub must be single-threaded, own its mm
  *                          alone, have no rseq area registered and run as
- *                          the creator's uid.  On success it never runs its
+ *                          the creator's uid, and must not be ptraced
+ *                          (-EPERM).  On success it never runs its
  *                          own code again: the module unmaps its memory
  *                          (the vDSO stays), closes all its fds and parks
  *                          it; the runtime then drives it with SKAS_RUN.
@@ -82,7 +88,9 @@
  *                          outside, or raised by a NATIVE syscall
  *                          (SIGPIPE, SIGXFSZ), is never delivered; it ends
  *                          a run with SKAS_EXIT_INTERRUPTED and is dropped
- *                          (SKAS_CAP_SIGNAL_INTERRUPT).
+ *                          (SKAS_CAP_SIGNAL_INTERRUPT).  A guest task that
+ *                          gets a ptrace tracer later is killed at its next
+ *                          syscall, stop or wake-up (SKAS_END_PTRACED).
  *                          The first attached task's mm becomes the
  *                          address space's.
  *   SKAS_RUN               no arg.  Resumes the guest with the registers in
@@ -133,6 +141,8 @@
 #define SKAS_CAP_INSTALL_FD	8	/* SKAS_INSTALL_FD */
 #define SKAS_CAP_POLICY_NATIVE	9	/* SKAS_POLICY_NATIVE and SKAS_POLICY_THREAD */
 #define SKAS_CAP_SIGNAL_INTERRUPT 10	/* outside signals: INTERRUPTED, no default action */
+#define SKAS_CAP_SIGSYS		11	/* a seccomp trap (SIGSYS): SKAS_EXIT_FAULT */
+#define SKAS_CAP_END_CAUSE	12	/* ptraced guests ended, SKAS_EXIT_EXITED.cause */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -381,14 +391,16 @@ struct skas_exit_syscall {
 
 /**
  * struct skas_exit_fault - SKAS_EXIT_FAULT: a synchronous fault
- * @signo:      SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGTRAP
- * @code:       si_code
- * @addr:       si_addr
- * @trapno:     the x86 trap number
- * @error_code: the x86 error code (page faults: the PF_* bits)
+ * @signo:      SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGTRAP; SIGSYS
+ *              (SKAS_CAP_SIGSYS) for a seccomp filter's SECCOMP_RET_TRAP
+ * @code:       si_code (SIGSYS: SYS_SECCOMP)
+ * @addr:       si_addr (SIGSYS: si_call_addr)
+ * @trapno:     the x86 trap number (SIGSYS: 0)
+ * @error_code: the x86 error code (page faults: the PF_* bits; SIGSYS: 0)
  *
  * The signal was taken from the guest: no handler runs and the guest is
- * not killed.  regs show the faulting state.
+ * not killed.  regs show the faulting state (SIGSYS: as the trap left
+ * them, rax holding the trapped syscall's number).
  */
 struct skas_exit_fault {
 	__s32 signo;
@@ -398,14 +410,21 @@ struct skas_exit_fault {
 	__u32 error_code;
 };
 
+/* struct skas_exit_exited.cause: why the module ended the guest */
+#define SKAS_END_NONE		0	/* it did not (an exit, an outside SIGKILL) */
+#define SKAS_END_PTRACED	1	/* the guest task had a ptrace tracer */
+#define SKAS_END_SKIP		2	/* the kernel ran a syscall it should have skipped */
+#define SKAS_END_NATIVE		3	/* a native operation's syscall did not come */
+
 /**
  * struct skas_exit_exited - SKAS_EXIT_EXITED: the host task died
  * @status: a wait status (WIFEXITED/WIFSIGNALED...)
- * @pad:    0
+ * @cause:  SKAS_END_*: SKAS_END_NONE, or why the module killed the guest
+ *          (then @status says SIGKILL); set in the thread that found it
  */
 struct skas_exit_exited {
 	__s32 status;
-	__u32 pad;
+	__u32 cause;
 };
 
 #define SKAS_RUN_PAGE_SIZE	4096

@@ -1,0 +1,891 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Sockets: AF_UNIX, AF_INET and AF_INET6, each a host socket of the
+ * runtime behind a guest fd.
+ *
+ * The runtime creates them non-blocking; a call that would block parks
+ * the guest task on the host fd (the guest's O_NONBLOCK and MSG_DONTWAIT
+ * decide whether it waits), never the runtime.  What crosses the boundary
+ * is translated:
+ *  - AF_UNIX path names are guest paths (its cwd, --root; bind needs
+ *    --rw), and a guest connects only to sockets a guest bound; abstract
+ *    names live in a namespace of this runtime ("umlrun.<pid>." before
+ *    the guest's name): both unless --net=host, which also lets guests
+ *    reach the host's own sockets;
+ *  - SCM_RIGHTS carries guest fds: the host fds behind them go, and the
+ *    fds that arrive become guest fds; SCM_CREDENTIALS carries guest ids;
+ *  - --net=none refuses AF_INET and AF_INET6 (EAFNOSUPPORT).
+ * Raw and packet sockets are refused (EPERM), as for an unprivileged
+ * process: a guest never gets the host's raw network.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "umlrun.h"
+
+#define SOCK_TYPE_MASK	0xf
+#define MAX_ADDR	((int)sizeof(struct sockaddr_storage))
+#define MAX_CONTROL	4096
+#define IO_MAX		(1 << 20)
+
+/* ---- addresses ---- */
+
+static void abstract_prefix(char *buf, size_t len)
+{
+	snprintf(buf, len, "umlrun.%d.", (int)getpid());
+}
+
+/*
+ * A guest's sockaddr in @h (the host's form): abstract AF_UNIX names get
+ * this runtime's prefix.  Path names are not translated here: bind and
+ * connect resolve them (unix_path_op()).  0 or -errno.
+ */
+static int addr_in(struct task *t, uint64_t uaddr, uint64_t ulen,
+		   struct sockaddr_storage *h, socklen_t *hlen)
+{
+	struct sockaddr_un *sun = (struct sockaddr_un *)h;
+	char pfx[32], name[sizeof(sun->sun_path)];
+	size_t n, p;
+
+	if ((int)ulen < 0 || (int)ulen > MAX_ADDR)
+		return -EINVAL;
+	memset(h, 0, sizeof(*h));
+	if (copy_from_guest(t, h, uaddr, ulen) < 0)
+		return -EFAULT;
+	*hlen = ulen;
+	if (ulen <= sizeof(sa_family_t) || h->ss_family != AF_UNIX ||
+	    sun->sun_path[0] || opt.net == NET_HOST)
+		return 0;
+	/* Abstract: "\0name" becomes "\0umlrun.<pid>.name". */
+	n = ulen - offsetof(struct sockaddr_un, sun_path) - 1;
+	abstract_prefix(pfx, sizeof(pfx));
+	p = strlen(pfx);
+	if (n + p + 1 > sizeof(sun->sun_path))
+		return -EINVAL;
+	memcpy(name, sun->sun_path + 1, n);
+	memcpy(sun->sun_path + 1, pfx, p);
+	memcpy(sun->sun_path + 1 + p, name, n);
+	*hlen += p;
+	return 0;
+}
+
+/* The host's sockaddr @h back in the guest's form, into (uaddr, *ulenp). */
+static int addr_out(struct task *t, struct sockaddr_storage *h,
+		    socklen_t hlen, uint64_t uaddr, uint64_t ulenp)
+{
+	struct sockaddr_un *sun = (struct sockaddr_un *)h;
+	char pfx[32];
+	int ulen;
+	size_t p;
+
+	if (!uaddr)
+		return 0;
+	if (copy_from_guest(t, &ulen, ulenp, sizeof(ulen)) < 0)
+		return -EFAULT;
+	if (ulen < 0)
+		return -EINVAL;
+	abstract_prefix(pfx, sizeof(pfx));
+	p = strlen(pfx);
+	if (h->ss_family == AF_UNIX && hlen > sizeof(sa_family_t) + p &&
+	    !sun->sun_path[0] && !memcmp(sun->sun_path + 1, pfx, p)) {
+		memmove(sun->sun_path + 1, sun->sun_path + 1 + p,
+			hlen - offsetof(struct sockaddr_un, sun_path) - 1 - p);
+		hlen -= p;
+	}
+	if (copy_to_guest(t, uaddr, h, (socklen_t)ulen < hlen ? (size_t)ulen : hlen) < 0 ||
+	    copy_to_guest(t, ulenp, &hlen, sizeof(int)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+/* ---- the socket files ---- */
+
+static struct file *sock_lookup(struct task *t, uint64_t fd, long *err)
+{
+	struct file *f = fd_lookup(t, fd);
+
+	*err = !f ? -EBADF : f->kind != FILE_SOCKET ? -ENOTSOCK : 0;
+	return *err ? NULL : f;
+}
+
+static long sock_install(struct task *t, int hfd, int family, int type,
+			 int flags)
+{
+	struct file *f = file_new(hfd, O_RDWR | (flags & SOCK_NONBLOCK ?
+						 O_NONBLOCK : 0));
+
+	if (!f) {
+		close(hfd);
+		return -ENOMEM;
+	}
+	f->kind = FILE_SOCKET;
+	f->pollable = f->hostnb = true;
+	f->sock_family = family;
+	f->sock_type = type;
+	return fd_install(t, 0, f, flags & SOCK_CLOEXEC);
+}
+
+static int family_ok(int family, int type)
+{
+	switch (family) {
+	case AF_UNIX:
+		break;
+	case AF_INET:
+	case AF_INET6:
+		if (opt.net == NET_NONE)
+			return -EAFNOSUPPORT;
+		break;
+	default:
+		return -EAFNOSUPPORT;
+	}
+	switch (type) {
+	case SOCK_STREAM:
+	case SOCK_DGRAM:
+	case SOCK_SEQPACKET:
+		return 0;
+	case SOCK_RAW:
+	case SOCK_PACKET:
+		return -EPERM;
+	}
+	return -EINVAL;
+}
+
+long sys_socket(struct task *t, const uint64_t *a)
+{
+	int family = a[0], type = a[1] & SOCK_TYPE_MASK, flags = a[1] & ~SOCK_TYPE_MASK;
+	int r, hfd;
+
+	if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
+		return -EINVAL;
+	r = family_ok(family, type);
+	if (r < 0)
+		return r;
+	hfd = socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, (int)a[2]);
+	if (hfd < 0)
+		return -errno;
+	return sock_install(t, hfd, family, type, flags);
+}
+
+long sys_socketpair(struct task *t, const uint64_t *a)
+{
+	int family = a[0], type = a[1] & SOCK_TYPE_MASK, flags = a[1] & ~SOCK_TYPE_MASK;
+	int h[2], g[2], r;
+
+	if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
+		return -EINVAL;
+	r = family_ok(family, type);
+	if (r < 0)
+		return r;
+	if (socketpair(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, (int)a[2], h) < 0)
+		return -errno;
+	g[0] = sock_install(t, h[0], family, type, flags);
+	if (g[0] < 0) {
+		close(h[1]);
+		return g[0];
+	}
+	g[1] = sock_install(t, h[1], family, type, flags);
+	if (g[1] < 0) {
+		sys_close(t, (uint64_t[]){ g[0] });
+		return g[1];
+	}
+	fd_lookup(t, g[0])->peer_pid = fd_lookup(t, g[1])->peer_pid = t->p->pid;
+	if (copy_to_guest(t, a[3], g, sizeof(g)) < 0) {
+		sys_close(t, (uint64_t[]){ g[0] });
+		sys_close(t, (uint64_t[]){ g[1] });
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/* An AF_UNIX path name in @h: bind or connect through the guest's view. */
+static bool unix_path(const struct sockaddr_storage *h, socklen_t hlen)
+{
+	const struct sockaddr_un *sun = (const struct sockaddr_un *)h;
+
+	return h->ss_family == AF_UNIX && hlen > sizeof(sa_family_t) &&
+	       sun->sun_path[0];
+}
+
+static int unix_path_of(const struct sockaddr_storage *h, socklen_t hlen,
+			char *path)
+{
+	size_t n = hlen - offsetof(struct sockaddr_un, sun_path);
+
+	memcpy(path, ((const struct sockaddr_un *)h)->sun_path, n);
+	path[n] = 0;
+	return 0;
+}
+
+long sys_bind(struct task *t, const uint64_t *a)
+{
+	struct sockaddr_storage h;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	socklen_t hlen;
+	struct file *f;
+	long r;
+
+	f = sock_lookup(t, a[0], &r);
+	if (!f)
+		return r;
+	r = addr_in(t, a[1], a[2], &h, &hlen);
+	if (r < 0)
+		return r;
+	if (unix_path(&h, hlen)) {
+		unix_path_of(&h, hlen, path);
+		return unix_path_op(t, path, f->hostfd, true);
+	}
+	return bind(f->hostfd, (struct sockaddr *)&h, hlen) < 0 ? -errno : 0;
+}
+
+long sys_listen(struct task *t, const uint64_t *a)
+{
+	struct file *f;
+	long r;
+
+	f = sock_lookup(t, a[0], &r);
+	if (!f)
+		return r;
+	return listen(f->hostfd, (int)a[1]) < 0 ? -errno : 0;
+}
+
+/*
+ * A blocking connect: the host's goes on in the background (EINPROGRESS);
+ * the guest waits until the socket is writable, then gets its result.
+ */
+long sys_connect(struct task *t, const uint64_t *a)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	struct sockaddr_storage h;
+	socklen_t hlen, elen = sizeof(int);
+	struct file *f;
+	int err = 0;
+	long r;
+
+	f = sock_lookup(t, a[0], &r);
+	if (!f)
+		return r;
+	if (t->sys_again && f->connecting) {
+		f->connecting = false;
+		if (getsockopt(f->hostfd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
+			return -errno;
+		return -err;
+	}
+	r = addr_in(t, a[1], a[2], &h, &hlen);
+	if (r < 0)
+		return r;
+	if (unix_path(&h, hlen)) {
+		unix_path_of(&h, hlen, path);
+		r = unix_path_op(t, path, f->hostfd, false);
+	} else {
+		r = connect(f->hostfd, (struct sockaddr *)&h, hlen) < 0 ? -errno : 0;
+	}
+	if (r == -EINPROGRESS && !(f->flags & O_NONBLOCK)) {
+		f->connecting = true;
+		return block_on_fd(t, f->hostfd, POLLOUT);
+	}
+	if (r == -EAGAIN && f->sock_family == AF_UNIX && !(f->flags & O_NONBLOCK))
+		return block_until(t, now_ns() + 10000000);	/* backlog full */
+	return r;
+}
+
+static long do_accept(struct task *t, uint64_t fd, uint64_t uaddr,
+		      uint64_t ulenp, int flags)
+{
+	struct sockaddr_storage h;
+	socklen_t hlen = sizeof(h);
+	struct file *f;
+	long r;
+	int nfd;
+
+	if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
+		return -EINVAL;
+	f = sock_lookup(t, fd, &r);
+	if (!f)
+		return r;
+	nfd = accept4(f->hostfd, (struct sockaddr *)&h, &hlen,
+		      SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (nfd < 0) {
+		if (errno == EAGAIN && !(f->flags & O_NONBLOCK))
+			return block_on_fd(t, f->hostfd, POLLIN);
+		return -errno;
+	}
+	r = addr_out(t, &h, hlen, uaddr, ulenp);
+	if (r < 0) {
+		close(nfd);
+		return r;
+	}
+	return sock_install(t, nfd, f->sock_family, f->sock_type, flags);
+}
+
+long sys_accept(struct task *t, const uint64_t *a)
+{
+	return do_accept(t, a[0], a[1], a[2], 0);
+}
+
+long sys_accept4(struct task *t, const uint64_t *a)
+{
+	return do_accept(t, a[0], a[1], a[2], a[3]);
+}
+
+static long sock_name(struct task *t, const uint64_t *a, bool peer)
+{
+	struct sockaddr_storage h;
+	socklen_t hlen = sizeof(h);
+	struct file *f;
+	long r;
+
+	f = sock_lookup(t, a[0], &r);
+	if (!f)
+		return r;
+	if ((peer ? getpeername : getsockname)(f->hostfd, (struct sockaddr *)&h,
+					       &hlen) < 0)
+		return -errno;
+	if (!a[1] || !a[2])
+		return -EFAULT;
+	return addr_out(t, &h, hlen, a[1], a[2]);
+}
+
+long sys_getsockname(struct task *t, const uint64_t *a)
+{
+	return sock_name(t, a, false);
+}
+
+long sys_getpeername(struct task *t, const uint64_t *a)
+{
+	return sock_name(t, a, true);
+}
+
+long sys_shutdown(struct task *t, const uint64_t *a)
+{
+	struct file *f;
+	long r;
+
+	f = sock_lookup(t, a[0], &r);
+	if (!f)
+		return r;
+	return shutdown(f->hostfd, (int)a[1]) < 0 ? -errno : 0;
+}
+
+/* ---- options ---- */
+
+/*
+ * The options a program sets on its own socket: passed to the host, with
+ * the kernel's checks.  Those that reach beyond the socket (a device, a
+ * mark, a filter program's privileges...) are refused with ENOPROTOOPT.
+ */
+static bool sockopt_ok(int level, int name)
+{
+	if (level == SOL_SOCKET) {
+		switch (name) {
+		case SO_BINDTODEVICE:
+		case SO_MARK:
+		case SO_ATTACH_BPF:
+		case SO_ATTACH_REUSEPORT_EBPF:
+		case SO_PEERCRED:
+		case SO_PEERSEC:
+		case SO_PASSSEC:
+			return false;
+		}
+		return true;
+	}
+	return level == IPPROTO_TCP || level == IPPROTO_UDP ||
+	       level == IPPROTO_IP || level == IPPROTO_IPV6;
+}
+
+long sys_setsockopt(struct task *t, const uint64_t *a)
+{
+	char buf[256];
+	int len = a[4];
+	struct file *f;
+	long r;
+
+	f = sock_lookup(t, a[0], &r);
+	if (!f)
+		return r;
+	if (len < 0)
+		return -EINVAL;
+	if (!sockopt_ok(a[1], a[2]))
+		return -ENOPROTOOPT;
+	if (len > (int)sizeof(buf))
+		len = sizeof(buf);
+	if (copy_from_guest(t, buf, a[3], len) < 0)
+		return -EFAULT;
+	return setsockopt(f->hostfd, a[1], a[2], buf, len) < 0 ? -errno : 0;
+}
+
+/* SO_PEERCRED: the host would name the runtime; the guest gets its ids. */
+static long peercred(struct task *t, struct file *f, uint64_t uval, uint64_t ulenp)
+{
+	struct ucred uc = { .pid = 0, .uid = getuid(), .gid = getgid() };
+	socklen_t hlen = sizeof(uc);
+	int len;
+
+	if (getsockopt(f->hostfd, SOL_SOCKET, SO_PEERCRED, &uc, &hlen) < 0)
+		return -errno;
+	if (copy_from_guest(t, &len, ulenp, sizeof(len)) < 0)
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+	uc.pid = uc.pid == getpid() ? f->peer_pid : 0;
+	if (len > (int)sizeof(uc))
+		len = sizeof(uc);
+	if (copy_to_guest(t, uval, &uc, len) < 0 ||
+	    copy_to_guest(t, ulenp, &len, sizeof(len)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+long sys_getsockopt(struct task *t, const uint64_t *a)
+{
+	char buf[256];
+	socklen_t hlen;
+	struct file *f;
+	int len;
+	long r;
+
+	f = sock_lookup(t, a[0], &r);
+	if (!f)
+		return r;
+	if (a[1] == SOL_SOCKET && a[2] == SO_PEERCRED)
+		return peercred(t, f, a[3], a[4]);
+	if (!sockopt_ok(a[1], a[2]))
+		return -ENOPROTOOPT;
+	if (copy_from_guest(t, &len, a[4], sizeof(len)) < 0)
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+	hlen = len < (int)sizeof(buf) ? len : (int)sizeof(buf);
+	if (getsockopt(f->hostfd, a[1], a[2], buf, &hlen) < 0)
+		return -errno;
+	if (copy_to_guest(t, a[3], buf, hlen) < 0 ||
+	    copy_to_guest(t, a[4], &hlen, sizeof(int)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+/* ---- control messages ---- */
+
+/*
+ * A guest's control data in @c (length *@clen) for the host: SCM_RIGHTS'
+ * guest fds become the host fds behind them, SCM_CREDENTIALS' guest pid
+ * the runtime's (the kernel checks it against the sender).
+ */
+static int control_in(struct task *t, char *c, size_t clen)
+{
+	struct msghdr m = { .msg_control = c, .msg_controllen = clen };
+	struct cmsghdr *cm;
+
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET)
+			continue;
+		if (cm->cmsg_type == SCM_RIGHTS) {
+			int *fd = (int *)CMSG_DATA(cm);
+			size_t i, n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+			for (i = 0; i < n; i++) {
+				struct file *f = fd_lookup(t, (unsigned int)fd[i]);
+
+				if (!f)
+					return -EBADF;
+				fd[i] = f->hostfd;
+			}
+		} else if (cm->cmsg_type == SCM_CREDENTIALS &&
+			   cm->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+			struct ucred *uc = (struct ucred *)CMSG_DATA(cm);
+
+			if (uc->pid != t->p->pid)
+				return -EPERM;
+			uc->pid = getpid();
+		}
+	}
+	return 0;
+}
+
+/*
+ * A host fd that arrived in SCM_RIGHTS, as a guest fd (-1 if none is
+ * free: the kernel would have truncated the message instead).  Its host
+ * O_NONBLOCK may be the runtime's own (its pipes and sockets are): the
+ * guest sees a blocking file, and the runtime waits for it as for its own.
+ */
+static int install_received(struct task *t, int hfd, int flags)
+{
+	int fl = fcntl(hfd, F_GETFL), v;
+	socklen_t vl = sizeof(v);
+	struct file *f;
+	long g;
+
+	f = file_new(hfd, (fl < 0 ? O_RDWR : fl) & ~O_NONBLOCK);
+	if (!f) {
+		close(hfd);
+		return -1;
+	}
+	f->hostnb = fl >= 0 && (fl & O_NONBLOCK);
+	if (getsockopt(hfd, SOL_SOCKET, SO_DOMAIN, &v, &vl) == 0) {
+		f->kind = FILE_SOCKET;
+		f->pollable = true;
+		f->sock_family = v;
+		vl = sizeof(v);
+		if (getsockopt(hfd, SOL_SOCKET, SO_TYPE, &v, &vl) == 0)
+			f->sock_type = v;
+	}
+	g = fd_install(t, 0, f, flags & MSG_CMSG_CLOEXEC);
+	return g < 0 ? -1 : (int)g;
+}
+
+/*
+ * Control data from the host for the guest: the fds that arrived become
+ * guest fds (MSG_CMSG_CLOEXEC), credentials name no host pid.
+ */
+static void control_out(struct task *t, char *c, size_t clen, int flags)
+{
+	struct msghdr m = { .msg_control = c, .msg_controllen = clen };
+	struct cmsghdr *cm;
+
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET)
+			continue;
+		if (cm->cmsg_type == SCM_RIGHTS) {
+			int *fd = (int *)CMSG_DATA(cm);
+			size_t i, n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+			for (i = 0; i < n; i++)
+				fd[i] = install_received(t, fd[i], flags);
+		} else if (cm->cmsg_type == SCM_CREDENTIALS &&
+			   cm->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+			struct ucred *uc = (struct ucred *)CMSG_DATA(cm);
+
+			if (uc->pid == getpid())
+				uc->pid = 0;
+		}
+	}
+}
+
+/* ---- sending and receiving ---- */
+
+struct gmsg {
+	struct msghdr m;
+	struct sockaddr_storage name;
+	struct iovec iov;
+	char *buf;
+	char control[MAX_CONTROL];
+};
+
+/* Gather a guest msghdr at @umsg into @g (the data into one buffer). */
+static long msg_in(struct task *t, uint64_t umsg, struct gmsg *g, bool recv)
+{
+	struct msghdr gm;
+	struct iovec iov[1024];		/* UIO_MAXIOV */
+	size_t total = 0, i;
+
+	if (copy_from_guest(t, &gm, umsg, sizeof(gm)) < 0)
+		return -EFAULT;
+	if (gm.msg_iovlen > ARRAY_SIZE(iov))
+		return -EMSGSIZE;
+	if (copy_from_guest(t, iov, (uint64_t)gm.msg_iov,
+			    gm.msg_iovlen * sizeof(iov[0])) < 0)
+		return -EFAULT;
+	for (i = 0; i < gm.msg_iovlen; i++) {
+		if ((ssize_t)iov[i].iov_len < 0)
+			return -EINVAL;
+		total += iov[i].iov_len < IO_MAX ? iov[i].iov_len : IO_MAX;
+		if (total > IO_MAX)
+			total = IO_MAX;
+	}
+	memset(&g->m, 0, sizeof(g->m));
+	g->buf = malloc(total + 1);
+	if (!g->buf)
+		return -ENOMEM;
+	g->iov.iov_base = g->buf;
+	g->iov.iov_len = total;
+	g->m.msg_iov = &g->iov;
+	g->m.msg_iovlen = 1;
+	if (gm.msg_controllen > MAX_CONTROL)
+		return -ENOBUFS;
+	if (gm.msg_control && gm.msg_controllen) {
+		g->m.msg_control = g->control;
+		g->m.msg_controllen = gm.msg_controllen;
+		if (!recv && copy_from_guest(t, g->control, (uint64_t)gm.msg_control,
+					     gm.msg_controllen) < 0)
+			return -EFAULT;
+	}
+	if (gm.msg_name && !recv) {
+		socklen_t hlen;
+		long r = addr_in(t, (uint64_t)gm.msg_name, gm.msg_namelen,
+				 &g->name, &hlen);
+
+		if (r < 0)
+			return r;
+		g->m.msg_name = &g->name;
+		g->m.msg_namelen = hlen;
+	} else if (gm.msg_name) {
+		g->m.msg_name = &g->name;
+		g->m.msg_namelen = sizeof(g->name);
+	}
+	if (!recv) {
+		size_t off = 0, n;
+
+		for (i = 0; i < gm.msg_iovlen && off < total; i++) {
+			n = iov[i].iov_len < total - off ? iov[i].iov_len : total - off;
+			if (copy_from_guest(t, g->buf + off, (uint64_t)iov[i].iov_base, n) < 0)
+				return -EFAULT;
+			off += n;
+		}
+	}
+	return 0;
+}
+
+/* Scatter @n received bytes and the rest of @g back to the guest's msghdr. */
+static long msg_out(struct task *t, uint64_t umsg, struct gmsg *g, size_t n,
+		    int flags)
+{
+	struct msghdr gm;
+	struct iovec iov[1024];
+	size_t off = 0, c, i;
+
+	if (copy_from_guest(t, &gm, umsg, sizeof(gm)) < 0 ||
+	    copy_from_guest(t, iov, (uint64_t)gm.msg_iov,
+			    gm.msg_iovlen * sizeof(iov[0])) < 0)
+		return -EFAULT;
+	for (i = 0; i < gm.msg_iovlen && off < n; i++) {
+		c = iov[i].iov_len < n - off ? iov[i].iov_len : n - off;
+		if (copy_to_guest(t, (uint64_t)iov[i].iov_base, g->buf + off, c) < 0)
+			return -EFAULT;
+		off += c;
+	}
+	if (gm.msg_control) {
+		control_out(t, g->control, g->m.msg_controllen, flags);
+		if (copy_to_guest(t, (uint64_t)gm.msg_control, g->control,
+				  g->m.msg_controllen) < 0)
+			return -EFAULT;
+		gm.msg_controllen = g->m.msg_controllen;
+	}
+	if (gm.msg_name) {
+		socklen_t hlen = g->m.msg_namelen;
+		uint64_t ulenp = umsg + offsetof(struct msghdr, msg_namelen);
+
+		if (addr_out(t, &g->name, hlen, (uint64_t)gm.msg_name, ulenp) < 0)
+			return -EFAULT;
+	}
+	gm.msg_flags = g->m.msg_flags;
+	if (copy_to_guest(t, umsg + offsetof(struct msghdr, msg_controllen),
+			  &gm.msg_controllen, sizeof(gm.msg_controllen)) < 0 ||
+	    copy_to_guest(t, umsg + offsetof(struct msghdr, msg_flags),
+			  &gm.msg_flags, sizeof(gm.msg_flags)) < 0)
+		return -EFAULT;
+	return n;
+}
+
+static bool would_wait(struct file *f, int flags)
+{
+	return !(f->flags & O_NONBLOCK) && !(flags & MSG_DONTWAIT);
+}
+
+/*
+ * sendmsg with the guest's flags: a blocking stream socket sends it all
+ * (t->sys_done keeps the progress across waits), as the kernel does.
+ */
+static long do_sendmsg(struct task *t, struct file *f, struct gmsg *g,
+		       int flags)
+{
+	size_t total = g->iov.iov_len;
+	ssize_t n;
+
+	if (flags & ~(MSG_CONFIRM | MSG_DONTROUTE | MSG_DONTWAIT | MSG_EOR |
+		      MSG_MORE | MSG_NOSIGNAL | MSG_OOB | MSG_FASTOPEN |
+		      MSG_ZEROCOPY | MSG_BATCH))
+		return -EOPNOTSUPP;
+	if (g->m.msg_controllen) {
+		long r = control_in(t, g->control, g->m.msg_controllen);
+
+		if (r < 0)
+			return r;
+	}
+	for (;;) {
+		g->iov.iov_base = g->buf + t->sys_done;
+		g->iov.iov_len = total - t->sys_done;
+		n = sendmsg(f->hostfd, &g->m, (flags | MSG_DONTWAIT | MSG_NOSIGNAL));
+		if (n < 0 && errno == EAGAIN && would_wait(f, flags))
+			return block_on_fd(t, f->hostfd, POLLOUT);
+		if (n < 0) {
+			if (errno == EPIPE && !(flags & MSG_NOSIGNAL)) {
+				struct ksiginfo si = { .signo = SIGPIPE,
+						       .pid = t->p->pid };
+
+				sig_send_task(t, &si);
+			}
+			return t->sys_done ? (long)t->sys_done : -errno;
+		}
+		io_activity = true;
+		t->sys_done += n;
+		g->m.msg_control = NULL;	/* sent with the first part */
+		g->m.msg_controllen = 0;
+		if (t->sys_done >= total || f->sock_type != SOCK_STREAM ||
+		    !would_wait(f, flags))
+			return t->sys_done;
+	}
+}
+
+static long do_recvmsg(struct task *t, struct file *f, struct gmsg *g,
+		       int flags)
+{
+	ssize_t n;
+
+	if (flags & ~(MSG_CMSG_CLOEXEC | MSG_DONTWAIT | MSG_ERRQUEUE | MSG_OOB |
+		      MSG_PEEK | MSG_TRUNC | MSG_WAITALL))
+		return -EOPNOTSUPP;
+	n = recvmsg(f->hostfd, &g->m, (flags & ~MSG_WAITALL) | MSG_DONTWAIT |
+		    MSG_CMSG_CLOEXEC);
+	if (n < 0 && errno == EAGAIN && would_wait(f, flags))
+		return block_on_fd(t, f->hostfd, POLLIN);
+	if (n > 0)
+		io_activity = true;
+	return n < 0 ? -errno : n;
+}
+
+long sys_sendmsg(struct task *t, const uint64_t *a)
+{
+	struct gmsg *g = calloc(1, sizeof(*g));
+	struct file *f;
+	long r;
+
+	if (!g)
+		return -ENOMEM;
+	f = sock_lookup(t, a[0], &r);
+	if (f)
+		r = msg_in(t, a[1], g, false);
+	if (f && r == 0)
+		r = do_sendmsg(t, f, g, a[2]);
+	free(g->buf);
+	free(g);
+	return r;
+}
+
+long sys_recvmsg(struct task *t, const uint64_t *a)
+{
+	struct gmsg *g = calloc(1, sizeof(*g));
+	struct file *f;
+	long r;
+
+	if (!g)
+		return -ENOMEM;
+	f = sock_lookup(t, a[0], &r);
+	if (f)
+		r = msg_in(t, a[1], g, true);
+	if (f && r == 0)
+		r = do_recvmsg(t, f, g, a[2]);
+	if (f && r >= 0)
+		r = msg_out(t, a[1], g, r, a[2]);
+	free(g->buf);
+	free(g);
+	return r;
+}
+
+long sys_sendto(struct task *t, const uint64_t *a)
+{
+	struct gmsg *g = calloc(1, sizeof(*g));
+	size_t len = a[2] < IO_MAX ? a[2] : IO_MAX;
+	struct file *f;
+	socklen_t hlen;
+	long r;
+
+	if (!g)
+		return -ENOMEM;
+	f = sock_lookup(t, a[0], &r);
+	if (f) {
+		g->buf = malloc(len + 1);
+		g->iov = (struct iovec){ g->buf, len };
+		g->m.msg_iov = &g->iov;
+		g->m.msg_iovlen = 1;
+		r = g->buf ? copy_from_guest(t, g->buf, a[1], len) : -ENOMEM;
+	}
+	if (f && r == 0 && a[4]) {
+		r = addr_in(t, a[4], a[5], &g->name, &hlen);
+		g->m.msg_name = &g->name;
+		g->m.msg_namelen = hlen;
+	}
+	if (f && r == 0)
+		r = do_sendmsg(t, f, g, a[3]);
+	free(g->buf);
+	free(g);
+	return r;
+}
+
+long sys_recvfrom(struct task *t, const uint64_t *a)
+{
+	struct gmsg *g = calloc(1, sizeof(*g));
+	size_t len = a[2] < IO_MAX ? a[2] : IO_MAX;
+	struct file *f;
+	long r;
+
+	if (!g)
+		return -ENOMEM;
+	f = sock_lookup(t, a[0], &r);
+	if (f) {
+		g->buf = malloc(len + 1);
+		g->iov = (struct iovec){ g->buf, len };
+		g->m.msg_iov = &g->iov;
+		g->m.msg_iovlen = 1;
+		g->m.msg_name = a[4] ? &g->name : NULL;
+		g->m.msg_namelen = a[4] ? sizeof(g->name) : 0;
+		r = g->buf ? do_recvmsg(t, f, g, a[3] & ~MSG_CMSG_CLOEXEC) : -ENOMEM;
+	}
+	if (f && r > 0 && copy_to_guest(t, a[1], g->buf, r) < 0)
+		r = -EFAULT;
+	if (f && r >= 0 && a[4] && addr_out(t, &g->name, g->m.msg_namelen, a[4], a[5]) < 0)
+		r = -EFAULT;
+	free(g->buf);
+	free(g);
+	return r;
+}
+
+/* sendmmsg/recvmmsg: one message after another, as far as they go. */
+static long mmsg(struct task *t, const uint64_t *a, bool recv)
+{
+	unsigned int vlen = a[2] < 1024 ? a[2] : 1024, i;	/* UIO_MAXIOV */
+	const size_t sz = sizeof(struct mmsghdr);
+	long r = 0;
+
+	for (i = 0; i < vlen; i++) {
+		uint64_t b[3] = { a[0], a[1] + i * sz, a[3] };
+		unsigned int n;
+
+		/* Only the first may wait (and keep its progress across). */
+		if (i) {
+			b[2] |= MSG_DONTWAIT;
+			t->sys_done = 0;
+		}
+		r = recv ? sys_recvmsg(t, b) : sys_sendmsg(t, b);
+		if (r == SYS_BLOCK && i) {
+			wait_reset(&t->w);
+			r = -EAGAIN;
+		}
+		if (r < 0)
+			break;
+		n = r;
+		if (copy_to_guest(t, a[1] + i * sz + offsetof(struct mmsghdr, msg_len),
+				  &n, sizeof(n)) < 0)
+			return i ? (long)i : -EFAULT;
+	}
+	t->sys_done = 0;
+	return i ? (long)i : r;
+}
+
+long sys_sendmmsg(struct task *t, const uint64_t *a)
+{
+	return mmsg(t, a, false);
+}
+
+long sys_recvmmsg(struct task *t, const uint64_t *a)
+{
+	return mmsg(t, a, true);
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sendfile, copy_file_range, splice and tee: the host's own calls on the
+ * host fds behind the guest's, so the data never passes through the
+ * runtime.  The runtime's pipes and sockets are non-blocking on the host:
+ * a call that would block parks the guest on the fd it waits for, unless
+ * the guest's file is O_NONBLOCK (or SPLICE_F_NONBLOCK).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/sendfile.h>
+#include <unistd.h>
+
+#include "umlrun.h"
+
+/* Both guest fds' files, or -EBADF. */
+static int two_files(struct task *t, uint64_t a, uint64_t b,
+		     struct file **fa, struct file **fb)
+{
+	*fa = fd_lookup(t, a);
+	*fb = fd_lookup(t, b);
+	return *fa && *fb ? 0 : -EBADF;
+}
+
+/* A guest loff_t pointer in, or NULL. */
+static int off_in(struct task *t, uint64_t uoff, loff_t *off, loff_t **p)
+{
+	*p = NULL;
+	if (!uoff)
+		return 0;
+	if (copy_from_guest(t, off, uoff, sizeof(*off)) < 0)
+		return -EFAULT;
+	*p = off;
+	return 0;
+}
+
+static int off_out(struct task *t, uint64_t uoff, const loff_t *p)
+{
+	if (!p)
+		return 0;
+	return copy_to_guest(t, uoff, p, sizeof(*p)) < 0 ? -EFAULT : 0;
+}
+
+/* EAGAIN from the host: wait on what is not ready, or pass it on. */
+static long wait_either(struct task *t, struct file *in, struct file *out,
+			bool nonblock)
+{
+	if (nonblock || (in->flags & O_NONBLOCK) || (out->flags & O_NONBLOCK))
+		return -EAGAIN;
+	if (in->pollable)
+		block_on_fd(t, in->hostfd, POLLIN);
+	if (out->pollable)
+		block_on_fd(t, out->hostfd, POLLOUT);
+	if (!in->pollable && !out->pollable)
+		return -EAGAIN;
+	return SYS_BLOCK;
+}
+
+long sys_sendfile(struct task *t, const uint64_t *a)
+{
+	struct file *out, *in;
+	loff_t off, *p;
+	ssize_t n;
+	int r;
+
+	r = two_files(t, a[0], a[1], &out, &in);
+	if (r == 0)
+		r = off_in(t, a[2], &off, &p);
+	if (r < 0)
+		return r;
+	n = sendfile(out->hostfd, in->hostfd, p, a[3]);
+	if (n < 0 && errno == EAGAIN)
+		return wait_either(t, in, out, false);
+	if (n < 0)
+		return -errno;
+	if (n > 0)
+		io_activity = true;
+	return off_out(t, a[2], p) ?: n;
+}
+
+long sys_copy_file_range(struct task *t, const uint64_t *a)
+{
+	loff_t oi, oo, *pi, *po;
+	struct file *in, *out;
+	ssize_t n;
+	int r;
+
+	r = two_files(t, a[0], a[2], &in, &out);
+	if (r == 0)
+		r = off_in(t, a[1], &oi, &pi);
+	if (r == 0)
+		r = off_in(t, a[3], &oo, &po);
+	if (r < 0)
+		return r;
+	n = copy_file_range(in->hostfd, pi, out->hostfd, po, a[4], a[5]);
+	if (n < 0)
+		return -errno;
+	return off_out(t, a[1], pi) ?: off_out(t, a[3], po) ?: n;
+}
+
+long sys_splice(struct task *t, const uint64_t *a)
+{
+	loff_t oi, oo, *pi, *po;
+	unsigned int flags = a[5];
+	struct file *in, *out;
+	ssize_t n;
+	int r;
+
+	r = two_files(t, a[0], a[2], &in, &out);
+	if (r == 0)
+		r = off_in(t, a[1], &oi, &pi);
+	if (r == 0)
+		r = off_in(t, a[3], &oo, &po);
+	if (r < 0)
+		return r;
+	n = splice(in->hostfd, pi, out->hostfd, po, a[4], flags | SPLICE_F_NONBLOCK);
+	if (n < 0 && errno == EAGAIN)
+		return wait_either(t, in, out, flags & SPLICE_F_NONBLOCK);
+	if (n < 0)
+		return -errno;
+	if (n > 0)
+		io_activity = true;
+	return off_out(t, a[1], pi) ?: off_out(t, a[3], po) ?: n;
+}
+
+long sys_tee(struct task *t, const uint64_t *a)
+{
+	unsigned int flags = a[3];
+	struct file *in, *out;
+	ssize_t n;
+	int r;
+
+	r = two_files(t, a[0], a[1], &in, &out);
+	if (r < 0)
+		return r;
+	n = tee(in->hostfd, out->hostfd, a[2], flags | SPLICE_F_NONBLOCK);
+	if (n < 0 && errno == EAGAIN)
+		return wait_either(t, in, out, flags & SPLICE_F_NONBLOCK);
+	if (n < 0)
+		return -errno;
+	if (n > 0)
+		io_activity = true;
+	return n;
+}

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * CPU and memory usage: getrusage, times, and the rusage of wait4.
+ *
+ * A guest thread is a host task, so its figures are the host's: user and
+ * system time and page faults from /proc/<host tid>/stat, the peak
+ * resident size of its address space from /proc/<host tid>/status.  A
+ * thread that ends adds its times to its process's; a child reaped by
+ * wait adds its own and its children's to its parent's children's, as the
+ * kernel's wait_task_zombie() does.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/times.h>
+#include <unistd.h>
+
+#include "umlrun.h"
+
+/* The host's figures of one guest thread (zeros if it is gone). */
+static void thread_usage(struct task *t, struct usage *u)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long v[13];
+	FILE *f;
+
+	memset(u, 0, sizeof(*u));
+	if (!t->th)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/stat", uml_thread_host_tid(t->th));
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	/* After "(comm)": state ppid pgrp session tty tpgid flags minflt
+	 * cminflt majflt cmajflt utime stime. */
+	if (!p || sscanf(p + 2, "%*c %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			 &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+			 &v[8], &v[9], &v[10], &v[11]) != 12)
+		return;
+	u->minflt = v[6];
+	u->majflt = v[8];
+	u->utime = v[10];
+	u->stime = v[11];
+	snprintf(path, sizeof(path), "/proc/%d/status", uml_thread_host_tid(t->th));
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "VmHWM: %llu", &v[12]) == 1)
+			u->maxrss = v[12];
+	fclose(f);
+}
+
+static void usage_add(struct usage *to, const struct usage *u)
+{
+	to->utime += u->utime;
+	to->stime += u->stime;
+	to->minflt += u->minflt;
+	to->majflt += u->majflt;
+	if (u->maxrss > to->maxrss)
+		to->maxrss = u->maxrss;
+}
+
+/* A thread of @p ends: its figures stay with its process. */
+void usage_thread_done(struct task *t)
+{
+	struct usage u;
+
+	thread_usage(t, &u);
+	usage_add(&t->p->usage_done, &u);
+}
+
+/* The whole of @p: its ended threads' figures and its live ones'. */
+static void proc_usage(struct proc *p, struct usage *u)
+{
+	struct task *t;
+	struct usage tu;
+
+	*u = p->usage_done;
+	for (t = p->threads; t; t = t->next_in_proc) {
+		thread_usage(t, &tu);
+		usage_add(u, &tu);
+	}
+}
+
+/* @c is reaped by a wait: its parent's children get its figures. */
+void usage_reaped(struct proc *parent, struct proc *c)
+{
+	usage_add(&parent->usage_children, &c->usage_done);
+	usage_add(&parent->usage_children, &c->usage_children);
+}
+
+/* A zombie's rusage, for wait4: its own and its reaped children's. */
+void usage_rusage_of(const struct proc *c, struct rusage *ru)
+{
+	struct usage u = c->usage_done;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	usage_add(&u, &c->usage_children);
+	memset(ru, 0, sizeof(*ru));
+	ru->ru_utime.tv_sec = u.utime / hz;
+	ru->ru_utime.tv_usec = u.utime % hz * (1000000 / hz);
+	ru->ru_stime.tv_sec = u.stime / hz;
+	ru->ru_stime.tv_usec = u.stime % hz * (1000000 / hz);
+	ru->ru_maxrss = u.maxrss;
+	ru->ru_minflt = u.minflt;
+	ru->ru_majflt = u.majflt;
+}
+
+long sys_getrusage(struct task *t, const uint64_t *a)
+{
+	struct proc tmp;
+	struct rusage ru;
+	struct usage u;
+
+	switch ((int)a[0]) {
+	case RUSAGE_SELF:
+		proc_usage(t->p, &u);
+		break;
+	case RUSAGE_THREAD:
+		thread_usage(t, &u);
+		break;
+	case RUSAGE_CHILDREN:
+		u = t->p->usage_children;
+		break;
+	default:
+		return -EINVAL;
+	}
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.usage_done = u;
+	usage_rusage_of(&tmp, &ru);
+	return copy_to_guest(t, a[1], &ru, sizeof(ru)) < 0 ? -EFAULT : 0;
+}
+
+long sys_times(struct task *t, const uint64_t *a)
+{
+	struct tms tm = { 0 };
+	clock_t now = times(NULL);
+	struct usage u;
+
+	proc_usage(t->p, &u);
+	tm.tms_utime = u.utime;
+	tm.tms_stime = u.stime;
+	tm.tms_cutime = t->p->usage_children.utime;
+	tm.tms_cstime = t->p->usage_children.stime;
+	if (a[0] && copy_to_guest(t, a[0], &tm, sizeof(tm)) < 0)
+		return -EFAULT;
+	return now;
+}
