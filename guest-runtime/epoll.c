@@ -137,8 +137,8 @@ long sys_epoll_pwait2(struct task *t, const uint64_t *a)
 			    ts.tv_nsec >= 1000000000L)
 				return -EINVAL;
 			now = !ts.tv_sec && !ts.tv_nsec;
-			t->sys_deadline = now_ns() + ts.tv_sec * 1000000000LL +
-					  ts.tv_nsec + 1;
+			t->sys_deadline = ns_sat((__int128)now_ns() +
+						 timespec_ns(&ts) + 1);
 		}
 	}
 	r = sig_wait_mask(t, a[4], a[5]);

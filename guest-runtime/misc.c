@@ -485,20 +485,10 @@ long sys_time(struct task *t, const uint64_t *a)
 	return now;
 }
 
-/*
- * Guest times in nanoseconds, saturated: a guest may pass any 64-bit
- * seconds, and seconds * 10^9 (or now + that) must not wrap a deadline
- * into the past.
- */
-static int64_t ns_sat(__int128 ns)
-{
-	return ns > INT64_MAX ? INT64_MAX : ns < INT64_MIN ? INT64_MIN
-							   : (int64_t)ns;
-}
-
+/* Saturated (ns_sat() in sched.c). */
 static int64_t ts_ns(const struct timespec *ts)
 {
-	return ns_sat((__int128)ts->tv_sec * 1000000000 + ts->tv_nsec);
+	return timespec_ns(ts);
 }
 
 static int64_t tv_ns(const struct timeval *tv)

@@ -37,6 +37,17 @@ int64_t now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+int64_t ns_sat(__int128 ns)
+{
+	return ns > INT64_MAX ? INT64_MAX : ns < INT64_MIN ? INT64_MIN
+							   : (int64_t)ns;
+}
+
+int64_t timespec_ns(const struct timespec *ts)
+{
+	return ns_sat((__int128)ts->tv_sec * 1000000000 + ts->tv_nsec);
+}
+
 void sched_enqueue(struct task *t)
 {
 	if (t->on_rq || t->state == TASK_DEAD)

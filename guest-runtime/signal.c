@@ -930,8 +930,8 @@ long sys_rt_sigtimedwait(struct task *t, const uint64_t *a)
 			if (ts.tv_sec < 0 || ts.tv_nsec < 0 ||
 			    ts.tv_nsec >= 1000000000L)
 				return -EINVAL;
-			t->sys_deadline = now_ns() + ts.tv_sec * 1000000000LL +
-					  ts.tv_nsec;
+			t->sys_deadline = ns_sat((__int128)now_ns() +
+						 timespec_ns(&ts));
 		}
 	}
 	sig = take_from(t, set, &si);

@@ -155,12 +155,12 @@ long sys_timer_settime(struct task *t, const uint64_t *a)
 	if (!ts_ok(&it.it_value) || !ts_ok(&it.it_interval))
 		return -EINVAL;
 	timer_get(tm, &old);
-	v = it.it_value.tv_sec * 1000000000LL + it.it_value.tv_nsec;
+	v = timespec_ns(&it.it_value);
 	if (v && (a[1] & TIMER_ABSTIME))
-		v -= clock_ns(tm->clock);	/* now relative: in the past fires */
+		v = ns_sat((__int128)v - clock_ns(tm->clock)); /* now relative */
 	tm->expires = it.it_value.tv_sec || it.it_value.tv_nsec ?
-		      now_ns() + (v > 0 ? v : 0) : 0;
-	tm->interval = it.it_interval.tv_sec * 1000000000LL + it.it_interval.tv_nsec;
+		      ns_sat((__int128)now_ns() + (v > 0 ? v : 0)) : 0;
+	tm->interval = timespec_ns(&it.it_interval);
 	tm->overrun = 0;
 	if (a[3] && copy_to_guest(t, a[3], &old, sizeof(old)) < 0)
 		return -EFAULT;
@@ -237,7 +237,8 @@ static bool timer_expire(struct proc *p, struct ptimer *tm, int64_t now)
 	if (tm->interval) {
 		/* Every period that passed is an expiry. */
 		missed = (now - tm->expires) / tm->interval;
-		tm->expires += (missed + 1) * tm->interval;
+		tm->expires = ns_sat(tm->expires +
+				     (__int128)(missed + 1) * tm->interval);
 	} else {
 		tm->expires = 0;
 	}

@@ -347,6 +347,13 @@ int64_t itimers_fire(int64_t now);
 void wake_futex(struct uml_aspace *as, uint64_t addr, int n, int *woken);
 int sched_loop(void);
 int64_t now_ns(void);
+/*
+ * Guest times in nanoseconds, saturated: a guest may pass any 64-bit
+ * seconds, and seconds * 10^9 (or now + that) must not wrap a deadline
+ * into the past (sched.c).
+ */
+int64_t ns_sat(__int128 ns);
+int64_t timespec_ns(const struct timespec *ts);
 extern struct task *current;
 
 /* ---- fast tiers (fast.c) ---------------------------------------------- */
