@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int bad;
@@ -109,6 +110,31 @@ static void clone_parent_exit_signal(void)
 	}
 }
 
+/*
+ * With SIGCHLD ignored an exiting child is reaped at once; the runtime
+ * freed its process while still running the exit, then read it (a
+ * use-after-free only ASan shows).  A plain wait finds no child.
+ */
+static void autoreap_exit(void)
+{
+	struct timespec nap = { 0, 50000000 };
+	int i, st;
+	pid_t c;
+
+	signal(SIGCHLD, SIG_IGN);
+	for (i = 0; i < 3; i++) {
+		c = fork();
+		if (c == 0)
+			syscall(SYS_exit, 0);
+		nanosleep(&nap, NULL);
+	}
+	if (wait(&st) != -1 || errno != ECHILD) {
+		printf("autoreap: wait did not fail with ECHILD\n");
+		bad = 1;
+	}
+	signal(SIGCHLD, SIG_DFL);
+}
+
 int main(void)
 {
 	/* -INT_MIN overflowed umlrun's process-group match. */
@@ -117,6 +143,7 @@ int main(void)
 	       ESRCH);
 	orphan_exit_signal();
 	clone_parent_exit_signal();
+	autoreap_exit();
 	if (!bad)
 		puts("edges ok");
 	return bad;
