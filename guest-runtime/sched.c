@@ -441,6 +441,9 @@ static void run_task(struct task *t)
 	int r;
 
 	for (;;) {
+		/* Its process may be reaped, and freed, already. */
+		if (t->state == TASK_DEAD)
+			return;
 		if (t->p->stopped)
 			return;		/* proc_continue() queues it again */
 		if (t->state == TASK_SYSCALL)
