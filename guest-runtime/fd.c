@@ -204,14 +204,25 @@ static int fd_install_at(struct task *t, int fd, struct file *f, bool cloexec)
 	return fd;
 }
 
-/* Would I/O on @f in direction @events block right now? */
+/*
+ * Would I/O on @f in direction @events block right now?  Even a poll()
+ * with no timeout fails with EINTR when one of the runtime's own signals
+ * (the slice timer's SIGALRM) comes while it finds nothing ready: that is
+ * "not ready", and must be asked again, not taken for "ready".  A FIFO
+ * reader that no writer has reached yet would else go on to read(),
+ * which returns 0 there: an EOF before the writer came.
+ */
 static bool would_block(struct file *f, short events)
 {
 	struct pollfd pfd = { .fd = f->hostfd, .events = events };
+	int r;
 
 	if (!f->pollable || (f->hostnb && !f->fifo))
 		return false;
-	return poll(&pfd, 1, 0) == 0;
+	do
+		r = poll(&pfd, 1, 0);
+	while (r < 0 && errno == EINTR);
+	return r == 0;
 }
 
 static long read_common(struct task *t, struct file *f, char *buf, size_t n)
