@@ -208,16 +208,18 @@ static int fd_install_at(struct task *t, int fd, struct file *f, bool cloexec)
  * Would I/O on @f in direction @events block right now?  Even a poll()
  * with no timeout fails with EINTR when one of the runtime's own signals
  * (the slice timer's SIGALRM) comes while it finds nothing ready: that is
- * "not ready", and must be asked again, not taken for "ready".  A FIFO
- * reader that no writer has reached yet would else go on to read(),
- * which returns 0 there: an EOF before the writer came.
+ * "not ready", and must be asked again, not taken for "ready".  A host fd
+ * the runtime made non-blocking (its pipes, FIFOs) is not polled: its
+ * read or write says EAGAIN itself.  (A FIFO's read returns 0 only when
+ * no writer is there, which is EOF, as in the kernel: a blocking open
+ * waited for a writer, fs.c.)
  */
 static bool would_block(struct file *f, short events)
 {
 	struct pollfd pfd = { .fd = f->hostfd, .events = events };
 	int r;
 
-	if (!f->pollable || (f->hostnb && !f->fifo))
+	if (!f->pollable || f->hostnb)
 		return false;
 	do
 		r = poll(&pfd, 1, 0);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,14 +293,198 @@ static long procfs_open_guest(struct task *t, uint64_t upath, int flags)
 }
 
 /*
- * A named pipe is opened non-blocking, so that its open never blocks the
- * runtime: a reader then waits in read(), a writer retries the open.
+ * Named pipes.  The runtime opens them non-blocking, so that an open never
+ * blocks the runtime, and does itself what fs/pipe.c's fifo_open() does
+ * for a blocking open: a reader waits until a writer has come (it may
+ * have left again: then the reader's read is EOF), a writer until a
+ * reader has.  The waiting opener already counts on the host, as in
+ * wait_for_partner(): a reader holds its host fd; a writer, which the
+ * host refuses without a reader (ENXIO), holds an O_PATH fd of the FIFO.
+ * When a guest opens a FIFO, the openers waiting at its other end are
+ * done at once (fifo_arrived()): a waiting writer's host fd is opened
+ * there and then, while the reader is there, so a reader that leaves
+ * right after its open still met the writer, as in the kernel.  A partner
+ * outside the guest (a host process) is noticed by polling: a writer that
+ * writes or leaves at once, else within FIFO_RECHECK_NS.
  */
+#define FIFO_RECHECK_NS	10000000LL
+
 static bool is_fifo(struct hpath *hp)
 {
 	struct stat st;
 
 	return fstatat(hp->dirfd, hp->name, &st, 0) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/*
+ * Has a writer come to the FIFO that @fd reads (opened non-blocking, with
+ * its EPOLLHUP suppressed until a writer has been seen)?  Data or a
+ * writer that came and went show in poll(); one that is there and has
+ * written nothing shows only in tee(), which from an empty pipe copies
+ * nothing and fails with EAGAIN if a writer is there, returns 0 if not.
+ */
+static bool fifo_has_writer(int fd)
+{
+	static int probe[2] = { -1, -1 };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char drain[64];
+	ssize_t r;
+
+	do
+		r = poll(&pfd, 1, 0);
+	while (r < 0 && errno == EINTR);
+	if (r > 0)
+		return true;
+	if (probe[1] < 0 && pipe2(probe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return false;
+	do
+		r = tee(fd, probe[1], 1, SPLICE_F_NONBLOCK);
+	while (r < 0 && errno == EINTR);
+	if (r > 0) {		/* data came since the poll: a writer too */
+		while (read(probe[0], drain, sizeof(drain)) > 0)
+			;
+		return true;
+	}
+	return r < 0 && errno == EAGAIN;
+}
+
+/* A FIFO's host fd for the guest: a struct file, then a guest fd. */
+static long fifo_install(struct task *t, int fd, int flags)
+{
+	struct file *f = file_new(fd, flags);
+
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	f->hostnb = true;
+	return fd_install(t, 0, f, flags & O_CLOEXEC);
+}
+
+/* The write end of the FIFO @opath names, or -1 (ENXIO: no reader). */
+static int fifo_open_writer(int opath)
+{
+	char path[40];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", opath);
+	return open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
+/* Park @t in its open of a FIFO, holding @fd (see struct waitinfo). */
+static long fifo_park(struct task *t, int fd, bool writer)
+{
+	struct stat st;
+	long r;
+
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	if (!S_ISFIFO(st.st_mode)) {
+		/* a writer's O_PATH open met another file: it was replaced */
+		close(fd);
+		return -ENXIO;
+	}
+	t->w.fifo_fd = fd;
+	t->w.fifo_held = true;
+	t->w.fifo_writer = writer;
+	t->w.fifo_ready = false;
+	t->w.fifo_dev = st.st_dev;
+	t->w.fifo_ino = st.st_ino;
+	return SYS_BLOCK;
+}
+
+/* Wait: a reader for data or a writer that left, both for a re-check. */
+static long fifo_wait(struct task *t)
+{
+	if (!t->w.fifo_writer) {
+		long r = block_on_fd(t, t->w.fifo_fd, POLLIN);
+
+		if (r != SYS_BLOCK)
+			return r;
+	}
+	return block_until(t, now_ns() + FIFO_RECHECK_NS);
+}
+
+/*
+ * A guest opened the FIFO @fd with access mode @acc: the openers waiting
+ * at its other end are done (and woken to return from their open), also
+ * one already woken for its re-check that has not run yet.
+ */
+static void fifo_arrived(int fd, int acc)
+{
+	struct stat st;
+	struct proc *p;
+	struct task *u;
+	int w;
+
+	if (fstat(fd, &st) < 0)
+		return;
+	for (p = procs; p; p = p->next) {
+		for (u = p->threads; u; u = u->next_in_proc) {
+			if ((u->state != TASK_BLOCKED &&
+			     u->state != TASK_SYSCALL) || !u->w.fifo_held ||
+			    u->w.fifo_ready || u->w.fifo_dev != st.st_dev ||
+			    u->w.fifo_ino != st.st_ino)
+				continue;
+			if (u->w.fifo_writer && acc != O_WRONLY) {
+				w = fifo_open_writer(u->w.fifo_fd);
+				if (w < 0)
+					continue;	/* it re-checks */
+				close(u->w.fifo_fd);
+				u->w.fifo_fd = w;
+			} else if (u->w.fifo_writer || acc == O_RDONLY) {
+				continue;
+			}
+			u->w.fifo_ready = true;
+			sched_wake(u);
+		}
+	}
+}
+
+/* The open of a FIFO, called again while @t waits in it. */
+static long fifo_open_again(struct task *t, int flags)
+{
+	int fd = t->w.fifo_fd;
+
+	if (t->w.fifo_writer && !t->w.fifo_ready) {
+		fd = fifo_open_writer(t->w.fifo_fd);
+		if (fd < 0)
+			return errno == ENXIO ? fifo_wait(t) : -errno;
+		close(t->w.fifo_fd);
+		t->w.fifo_held = false;
+		fifo_arrived(fd, O_WRONLY);
+	} else if (!t->w.fifo_writer && !t->w.fifo_ready &&
+		   !fifo_has_writer(fd)) {
+		return fifo_wait(t);
+	}
+	t->w.fifo_held = false;
+	return fifo_install(t, fd, flags);
+}
+
+/*
+ * The rest of a FIFO's open once the host opened it (@fd, or ENXIO: -1
+ * and @opath, an O_PATH fd of it): wait for the other end unless the
+ * guest asked for O_NONBLOCK or O_RDWR (which never waits).
+ */
+static long fifo_open(struct task *t, int fd, int opath, int flags)
+{
+	bool wait = !(flags & O_NONBLOCK) && (flags & O_ACCMODE) != O_RDWR;
+	long r;
+
+	if (fd < 0) {
+		r = fifo_park(t, opath, true);
+		return r == SYS_BLOCK ? fifo_wait(t) : r;
+	}
+	if (opath >= 0)
+		close(opath);
+	fifo_arrived(fd, flags & O_ACCMODE);
+	if (wait && (flags & O_ACCMODE) == O_RDONLY && !fifo_has_writer(fd)) {
+		r = fifo_park(t, fd, false);
+		return r == SYS_BLOCK ? fifo_wait(t) : r;
+	}
+	return fifo_install(t, fd, flags);
 }
 
 /*
@@ -331,9 +516,11 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 {
 	struct hpath hp;
 	struct file *f;
+	int r, fd, opath;
 	bool fifo;
-	int r, fd;
 
+	if (t->w.fifo_held)	/* called again, waiting in a FIFO's open */
+		return fifo_open_again(t, flags);
 	r = procfs_open_guest(t, upath, flags);
 	if (r)
 		return r;
@@ -344,12 +531,14 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 	if (((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) &&
 	    (r = path_may_write(&hp)) < 0)
 		goto out;
-	fifo = is_fifo(&hp);
+	fifo = !(flags & O_PATH) && is_fifo(&hp);	/* O_PATH: no open */
 	fd = open_guest(&hp, (flags | O_CLOEXEC | (fifo ? O_NONBLOCK : 0)) &
 			~(fifo ? 0 : O_NONBLOCK), mode & ~t->p->umask & 07777);
 	if (fd < 0 && errno == ENXIO && fifo && !(flags & O_NONBLOCK)) {
-		/* A writer waits for a reader: look again in a while. */
-		r = block_until(t, now_ns() + 10000000);
+		/* A writer waits for a reader: it keeps the FIFO by O_PATH. */
+		opath = open_guest(&hp, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW),
+				   0);
+		r = opath < 0 ? -errno : fifo_open(t, -1, opath, flags);
 		goto out;
 	}
 	if (fd < 0) {
@@ -361,13 +550,16 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 		r = -EACCES;
 		goto out;
 	}
+	if (fifo) {
+		r = fifo_open(t, fd, -1, flags);
+		goto out;
+	}
 	f = file_new(fd, flags);
 	if (!f) {
 		close(fd);
 		r = -ENOMEM;
 		goto out;
 	}
-	f->fifo = f->hostnb = fifo;
 	f->procdir = root_is_slash && procfs_is_root(fd);
 	r = fd_install(t, 0, f, flags & O_CLOEXEC);
 out:

@@ -95,6 +95,7 @@ static void task_unlink(struct task *t)
 	}
 	t->p->nthreads--;
 	sched_dequeue(t);
+	wait_reset(&t->w);	/* an open FIFO it waited in, for one */
 	if (current == t)
 		current = NULL;
 	t->state = TASK_DEAD;

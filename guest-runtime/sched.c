@@ -16,6 +16,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "umlrun.h"
 
@@ -99,6 +100,10 @@ void wait_reset(struct waitinfo *w)
 	w->signal = false;
 	w->futex = 0;
 	w->vfork = false;
+	if (w->fifo_held)
+		close(w->fifo_fd);
+	w->fifo_held = false;
+	w->fifo_ready = false;
 }
 
 /* Make a blocked task handle its syscall again. */
@@ -301,6 +306,10 @@ static void dump_tasks(void)
 				if (t->w.futex)
 					fprintf(stderr, " futex %#llx",
 						(unsigned long long)t->w.futex);
+				if (t->w.fifo_held)
+					fprintf(stderr, " fifo %s%s",
+						t->w.fifo_writer ? "writer" : "reader",
+						t->w.fifo_ready ? " ready" : "");
 			}
 			fputc('\n', stderr);
 		}

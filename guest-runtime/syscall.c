@@ -173,7 +173,11 @@ static void syscall_interrupted(struct task *t, const struct syscall_desc *d,
 static bool signal_stops_syscall(struct task *t, const struct syscall_desc *d,
 				 struct uml_regs *r)
 {
-	if (t->w.vfork || !sig_pending_for(t))
+	/*
+	 * A FIFO's other end came: the open succeeds, signal or not, as
+	 * the kernel's wait_for_partner() does.
+	 */
+	if (t->w.vfork || t->w.fifo_ready || !sig_pending_for(t))
 		return false;
 	if (sig_wants_interrupt(t)) {
 		syscall_interrupted(t, d, r);

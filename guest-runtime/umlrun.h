@@ -70,9 +70,8 @@ struct file {
 	int refs;
 	int hostfd;
 	int flags;		/* guest O_ACCMODE | O_APPEND | O_NONBLOCK ... */
-	bool hostnb;		/* host fd is O_NONBLOCK (our own pipes) */
+	bool hostnb;		/* host fd is O_NONBLOCK (our own pipes, FIFOs) */
 	bool pollable;		/* fifo, socket or device: I/O may block */
-	bool fifo;		/* a named pipe, opened non-blocking on the host */
 	bool procdir;		/* the host's /proc: listed with guest pids */
 	bool in_proc;		/* on the host's procfs (procfs.c) */
 	/* Sockets (socket.c) */
@@ -207,6 +206,17 @@ struct waitinfo {
 	bool signal;		/* only a signal wakes it (pause, sigsuspend) */
 	uint64_t futex;		/* futex address, 0 = none */
 	bool vfork;		/* a vfork child exec'd or exited */
+	/*
+	 * A blocking open of a FIFO waiting for its other end (fs.c); kept
+	 * while the handler is called again, closed by wait_reset().
+	 */
+	bool fifo_held;		/* fifo_fd is open */
+	bool fifo_writer;	/* a writer waits for a reader, else the reverse */
+	bool fifo_ready;	/* the other end came: the open succeeds */
+	int fifo_fd;		/* reader: its host fd; writer: O_PATH fd of the
+				 * FIFO, its host fd once ready */
+	dev_t fifo_dev;		/* the FIFO */
+	ino_t fifo_ino;
 };
 
 struct task {

@@ -57,6 +57,22 @@ run_case "mkfifo" 'mkfifo p; ls -l p | cut -c1; rm p; ls'
 run_case "named pipe: reader first" 'mkfifo p; cat p & sleep 0.1; echo hello > p; wait; rm p'
 run_case "named pipe: writer first" 'mkfifo p; (sleep 0.1; cat p) & echo early > p; wait; rm p'
 run_case "named pipe: writer leaves" 'mkfifo p; (exec 3>p; sleep 0.1) & cat p; echo eof; wait; rm p'
+# A blocking open of a named pipe waits for the other end, as fs/pipe.c's
+# wait_for_partner(): a reader for a writer, a writer for a reader, even
+# one that leaves at once; SA_RESTART restarts it (fifo.c).
+setup_work
+native=$(cd "$WORK/w" && $BB timeout 60 "$TESTBIN/fifo" open 2>&1)
+guest=$(cd "$WORK/w" && guest_timeout "$UMLRUN" --backend="$B" $NOFAST --rw \
+	"$TESTBIN/fifo" open 2>&1)
+gst=$?
+if [ $gst -eq 0 ] && [ "$native" = "open ok" ] && [ "$guest" = "$native" ]; then
+	ok "named pipes: a blocking open waits for the other end; SA_RESTART restarts it"
+else
+	not_ok "named pipes: a blocking open waits for the other end; SA_RESTART restarts it"
+	echo "# native: $native"
+	echo "# guest status $gst:"
+	echo "$guest" | $BB head -20 | $BB sed 's/^/# /'
+fi
 # The same three orders, thousands of rounds (fifo.c), while SIGALRM (the
 # runtime's own time-slice signal) floods umlrun from another CPU: what is
 # once in a while on a loaded host, a signal inside one of the runtime's

@@ -269,6 +269,188 @@ static int race(int n, double secs)
 	return 0;
 }
 
+/* Reap @pid, killed first if @kill_it; its wait status. */
+static int reap(pid_t pid, int kill_it)
+{
+	int status = 0;
+
+	if (kill_it)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+/* A byte from @fd within @ms milliseconds, else 0. */
+static char get1_within(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int r;
+
+	do
+		r = poll(&pfd, 1, ms);
+	while (r < 0 && errno == EINTR);
+	return r > 0 ? get1(fd) : 0;
+}
+
+static pid_t fork_or_die(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	return pid;
+}
+
+/*
+ * A blocking reader's open waits for a writer (wait_for_partner() on
+ * w_counter): the child must not be past its open before the parent's
+ * writer came, and then reads what it wrote.
+ */
+static int reader_open_waits(void)
+{
+	int st[2], fd, bad = 0;
+	char buf[16], c;
+	pid_t pid;
+
+	if (pipe(st))
+		die("pipe");
+	pid = fork_or_die();
+	if (!pid) {
+		close(st[0]);
+		fd = open(FIFO, O_RDONLY);
+		put1(st[1], 'o');
+		_exit(fd < 0 || read_all(fd, buf, sizeof(buf)) || strcmp(buf, "x"));
+	}
+	close(st[1]);
+	c = get1_within(st[0], 100);
+	if (c) {
+		printf("reader's open returned with no writer there\n");
+		bad = 1;
+	}
+	fd = open(FIFO, O_WRONLY);	/* the child is a reader already */
+	if (fd < 0 || write(fd, "x", 1) != 1)
+		die("open writer");
+	close(fd);
+	if (!c && get1_within(st[0], 5000) != 'o') {
+		printf("reader's open did not return when the writer came\n");
+		bad = 1;
+	}
+	close(st[0]);
+	if (reap(pid, bad) && !bad) {
+		printf("reader did not read what the writer wrote\n");
+		bad = 1;
+	}
+	return bad;
+}
+
+/*
+ * A writer waiting in open meets a reader that opens and closes at once
+ * (r_counter moved): its open returns, and its write fails with EPIPE
+ * (or, if it came first, goes to the reader about to close).
+ */
+static int writer_meets_fleeting_reader(void)
+{
+	int st[2], fd, k, bad;
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(st))
+		die("pipe");
+	pid = fork_or_die();
+	if (!pid) {
+		close(st[0]);
+		fd = open(FIFO, O_WRONLY);
+		if (fd < 0)
+			_exit(1);
+		put1(st[1], write(fd, "x", 1) < 0 && errno == EPIPE ? 'p' : 'w');
+		_exit(0);
+	}
+	close(st[1]);
+	/* Until the writer reports: it may not be in its open yet. */
+	for (k = 0; k < 10 && !(c = get1_within(st[0], 100)); k++) {
+		fd = open(FIFO, O_RDONLY | O_NONBLOCK);
+		if (fd < 0)
+			die("open reader");
+		close(fd);
+	}
+	/* EPIPE, or it wrote before the reader's close: both met it. */
+	bad = c != 'p' && c != 'w';
+	if (bad)
+		printf("writer never left its open: it missed the reader\n");
+	close(st[0]);
+	reap(pid, bad);
+	return bad;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A FIFO open is restarted after a SA_RESTART handler, as the kernel's
+ * -ERESTARTSYS from wait_for_partner() is: it does not fail with EINTR.
+ * @writer: the child waits as a writer, else as a reader.
+ */
+static int open_restarts(int writer)
+{
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
+	const char *who = writer ? "writer" : "reader";
+	int st[2], fd, bad;
+	pid_t pid;
+	char c;
+
+	if (pipe(st))
+		die("pipe");
+	pid = fork_or_die();
+	if (!pid) {
+		close(st[0]);
+		sigaction(SIGUSR1, &sa, NULL);
+		put1(st[1], 's');
+		fd = open(FIFO, writer ? O_WRONLY : O_RDONLY);
+		put1(st[1], fd >= 0 ? 'k' : errno == EINTR ? 'i' : 'e');
+		_exit(0);
+	}
+	close(st[1]);
+	if (get1(st[0]) != 's')
+		die("child");
+	nanosleep(&(struct timespec){ 0, 50000000 }, NULL);	/* into its open */
+	kill(pid, SIGUSR1);
+	c = get1_within(st[0], 50);
+	/* Never waits: O_NONBLOCK, and O_RDWR for a reader's partner. */
+	fd = open(FIFO, writer ? O_RDONLY | O_NONBLOCK : O_RDWR);
+	if (fd < 0)
+		die("open partner");
+	if (!c)
+		c = get1_within(st[0], 5000);
+	close(fd);
+	bad = c != 'k';
+	if (bad)
+		printf("%s's open after a SA_RESTART handler: %s\n", who,
+		       c == 'i' ? "EINTR" : c ? "failed" : "never returned");
+	close(st[0]);
+	reap(pid, bad);
+	return bad;
+}
+
+static int open_semantics(void)
+{
+	int bad;
+
+	signal(SIGPIPE, SIG_IGN);
+	make_fifo();
+	bad = reader_open_waits();
+	bad += writer_meets_fleeting_reader();
+	bad += open_restarts(1);
+	bad += open_restarts(0);
+	unlink(FIFO);
+	if (bad)
+		return 1;
+	printf("open ok\n");
+	return 0;
+}
+
 /* Does @pid catch SIGALRM yet (else the flood would kill it)? */
 static int catches_alarm(pid_t pid)
 {
@@ -368,8 +550,11 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "race"))
 		return race(atoi(argv[2]), atof(argv[3]));
+	if (argc == 2 && !strcmp(argv[1], "open"))
+		return open_semantics();
 	if (argc >= 4 && !strcmp(argv[1], "flood"))
 		return flood(atof(argv[2]), argv + 3);
-	fprintf(stderr, "usage: fifo race N SECS | fifo flood SECS CMD...\n");
+	fprintf(stderr,
+		"usage: fifo race N SECS | fifo open | fifo flood SECS CMD...\n");
 	return 2;
 }
