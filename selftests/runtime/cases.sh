@@ -77,7 +77,10 @@ fi
 # runtime's own time-slice signal) floods umlrun from another CPU: what is
 # once in a while on a loaded host, a signal inside one of the runtime's
 # own host calls, becomes the rule.  Natively the rounds give Linux's
-# answer.  About 2 s per backend.
+# answer.  About 2 s per backend.  It needs two CPUs that really run at
+# once: natively it failed 10 runs of 10 before the fix (would_block());
+# in the VMs, whose two vCPUs share one QEMU thread, the old code passed
+# it, and failed 3 of 6 with VM_MTTCG=1.
 setup_work
 native=$(cd "$WORK/w" && $BB timeout 60 "$TESTBIN/fifo" race 100000 0.5 2>&1)
 guest=$(cd "$WORK/w" && "$TESTBIN/fifo" flood "$GUEST_SECS" "$UMLRUN" \

@@ -8,6 +8,10 @@
  *                        a reader must never see EOF before the writer
  *                        came and went, nor a writer lose its reader;
  *                        prints "race ok", or the first round that failed
+ *   fifo open            a blocking open waits for the other end, as
+ *                        fs/pipe.c's wait_for_partner(): a reader for a
+ *                        writer, a writer for a reader even if it closes
+ *                        at once; SA_RESTART restarts it; prints "open ok"
  *   fifo flood SECS CMD  run CMD (umlrun) and send it SIGALRM, its own
  *                        time-slice signal, every 20 us until it exits
  *                        (SIGKILL after SECS): a signal landing in one of
@@ -15,8 +19,8 @@
  *                        not a 1 in 1,000 event; exits with CMD's status
  *
  * busybox.sh runs "fifo race" natively and, under "fifo flood", as a guest
- * of umlrun; the outputs must be equal.  Run from a writable folder: the
- * FIFO is ./fifo-test.
+ * of umlrun, and "fifo open" natively and as a guest; the outputs must be
+ * equal.  Run from a writable folder: the FIFO is ./fifo-test.
  */
 #define _GNU_SOURCE
 #include <errno.h>
