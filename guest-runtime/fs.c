@@ -536,8 +536,8 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 			~(fifo ? 0 : O_NONBLOCK), mode & ~t->p->umask & 07777);
 	if (fd < 0 && errno == ENXIO && fifo && !(flags & O_NONBLOCK)) {
 		/* A writer waits for a reader: it keeps the FIFO by O_PATH. */
-		opath = open_guest(&hp, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW),
-				   0);
+		opath = open_guest(&hp, O_PATH | O_CLOEXEC |
+				   (flags & O_NOFOLLOW), 0);
 		r = opath < 0 ? -errno : fifo_open(t, -1, opath, flags);
 		goto out;
 	}

@@ -190,8 +190,9 @@ static int reader_first(int n, double end, int data)
 		r = read_all(fd, buf, sizeof(buf));
 		close(fd);
 		if (r || strcmp(buf, data ? "x" : "") || get1(pt.done) != 'c') {
-			printf("%s, round %d: read %s \"%s\" before the writer was done\n",
-			       what, i, r ? strerror(-r) : "ok", r ? "" : buf);
+			printf("%s, round %d: read %s \"%s\" %s\n", what, i,
+			       r ? strerror(-r) : "ok", r ? "" : buf,
+			       "before the writer was done");
 			partner_end(&pt, 1);
 			return 1;
 		}
@@ -324,7 +325,8 @@ static int reader_open_waits(void)
 		close(st[0]);
 		fd = open(FIFO, O_RDONLY);
 		put1(st[1], 'o');
-		_exit(fd < 0 || read_all(fd, buf, sizeof(buf)) || strcmp(buf, "x"));
+		_exit(fd < 0 || read_all(fd, buf, sizeof(buf)) ||
+		      strcmp(buf, "x"));
 	}
 	close(st[1]);
 	c = get1_within(st[0], 100);
@@ -372,7 +374,10 @@ static int writer_meets_fleeting_reader(void)
 	}
 	close(st[1]);
 	/* Until the writer reports: it may not be in its open yet. */
-	for (k = 0; k < 10 && !(c = get1_within(st[0], 100)); k++) {
+	for (k = 0; k < 10; k++) {
+		c = get1_within(st[0], 100 * (k + 1));
+		if (c)
+			break;
 		fd = open(FIFO, O_RDONLY | O_NONBLOCK);
 		if (fd < 0)
 			die("open reader");
@@ -419,7 +424,8 @@ static int open_restarts(int writer)
 	close(st[1]);
 	if (get1(st[0]) != 's')
 		die("child");
-	nanosleep(&(struct timespec){ 0, 50000000 }, NULL);	/* into its open */
+	/* Into its open. */
+	nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
 	kill(pid, SIGUSR1);
 	c = get1_within(st[0], 50);
 	/* Never waits: O_NONBLOCK, and O_RDWR for a reader's partner. */
