@@ -230,7 +230,12 @@ static int check_proc(void)
 	for (fd = 0; fd <= p[1]; fd++)
 		if (fcntl(fd, F_GETFD) >= 0 && same_link(fd))
 			r = 72;
-	for (fd = 3; !r && fd < 1024; fd++)
+	/*
+	 * The runtime's own fds are its lowest free numbers: every number up
+	 * to 127, then a few up to the table's end (all 1021 with eight
+	 * spellings each took over a minute on the debug kernel).
+	 */
+	for (fd = 3; !r && fd < 1024; fd = fd < 127 ? fd + 1 : fd * 2 + 1)
 		if (fcntl(fd, F_GETFD) < 0 && no_link(procfd, fd))
 			r = 73;
 	n = readlink("/proc/self/exe", want, sizeof(want));
