@@ -790,10 +790,28 @@ long sys_recvmsg(struct task *t, const uint64_t *a)
 	return r;
 }
 
-long sys_sendto(struct task *t, const uint64_t *a)
+/* sendto and recvfrom: a message of one buffer of (at most) @len bytes. */
+static struct gmsg *gmsg_flat(uint64_t len)
 {
 	struct gmsg *g = calloc(1, sizeof(*g));
-	size_t len = a[2] < IO_MAX ? a[2] : IO_MAX;
+
+	if (len > IO_MAX)
+		len = IO_MAX;
+	if (g)
+		g->buf = malloc(len + 1);
+	if (!g || !g->buf) {
+		free(g);
+		return NULL;
+	}
+	g->iov = (struct iovec){ g->buf, len };
+	g->m.msg_iov = &g->iov;
+	g->m.msg_iovlen = 1;
+	return g;
+}
+
+long sys_sendto(struct task *t, const uint64_t *a)
+{
+	struct gmsg *g = gmsg_flat(a[2]);
 	struct file *f;
 	socklen_t hlen;
 	long r;
@@ -801,13 +819,8 @@ long sys_sendto(struct task *t, const uint64_t *a)
 	if (!g)
 		return -ENOMEM;
 	f = sock_lookup(t, a[0], &r);
-	if (f) {
-		g->buf = malloc(len + 1);
-		g->iov = (struct iovec){ g->buf, len };
-		g->m.msg_iov = &g->iov;
-		g->m.msg_iovlen = 1;
-		r = g->buf ? copy_from_guest(t, g->buf, a[1], len) : -ENOMEM;
-	}
+	if (f)
+		r = copy_from_guest(t, g->buf, a[1], g->iov.iov_len);
 	if (f && r == 0 && a[4]) {
 		r = addr_in(t, a[4], a[5], &g->name, &hlen);
 		g->m.msg_name = &g->name;
@@ -822,8 +835,7 @@ long sys_sendto(struct task *t, const uint64_t *a)
 
 long sys_recvfrom(struct task *t, const uint64_t *a)
 {
-	struct gmsg *g = calloc(1, sizeof(*g));
-	size_t len = a[2] < IO_MAX ? a[2] : IO_MAX;
+	struct gmsg *g = gmsg_flat(a[2]);
 	struct file *f;
 	long r;
 
@@ -831,13 +843,9 @@ long sys_recvfrom(struct task *t, const uint64_t *a)
 		return -ENOMEM;
 	f = sock_lookup(t, a[0], &r);
 	if (f) {
-		g->buf = malloc(len + 1);
-		g->iov = (struct iovec){ g->buf, len };
-		g->m.msg_iov = &g->iov;
-		g->m.msg_iovlen = 1;
 		g->m.msg_name = a[4] ? &g->name : NULL;
 		g->m.msg_namelen = a[4] ? sizeof(g->name) : 0;
-		r = g->buf ? do_recvmsg(t, f, g, a[3] & ~MSG_CMSG_CLOEXEC) : -ENOMEM;
+		r = do_recvmsg(t, f, g, a[3] & ~MSG_CMSG_CLOEXEC);
 	}
 	if (f && r > 0 && copy_to_guest(t, a[1], g->buf, r) < 0)
 		r = -EFAULT;
