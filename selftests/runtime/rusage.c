@@ -22,12 +22,13 @@ static long usec(const struct timeval *tv)
 	return tv->tv_sec * 1000000L + tv->tv_usec;
 }
 
+static volatile unsigned long x;
+
 /* Burn CPU until getrusage says 100 ms of user time; 0, or -1 after 20 s. */
 static int burn(void)
 {
 	struct timespec t0, t1;
 	struct rusage ru;
-	volatile unsigned long x = 0;
 	unsigned long i;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
