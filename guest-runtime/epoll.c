@@ -124,25 +124,11 @@ long sys_epoll_pwait(struct task *t, const uint64_t *a)
 
 long sys_epoll_pwait2(struct task *t, const uint64_t *a)
 {
-	struct timespec ts;
-	bool now = false;
-	long r = 0;
+	long r = guest_timeout(t, a[3]);
 
-	if (!t->sys_again) {
-		t->sys_deadline = 0;
-		if (a[3]) {
-			if (copy_from_guest(t, &ts, a[3], sizeof(ts)) < 0)
-				return -EFAULT;
-			if (ts.tv_sec < 0 || ts.tv_nsec < 0 ||
-			    ts.tv_nsec >= 1000000000L)
-				return -EINVAL;
-			now = !ts.tv_sec && !ts.tv_nsec;
-			t->sys_deadline = ns_sat((__int128)now_ns() +
-						 timespec_ns(&ts) + 1);
-		}
-	}
-	r = sig_wait_mask(t, a[4], a[5]);
 	if (r == 0)
-		r = epoll_wait_common(t, a, now);
+		r = sig_wait_mask(t, a[4], a[5]);
+	if (r == 0)
+		r = epoll_wait_common(t, a, false);
 	return sig_wait_mask_end(t, r);
 }

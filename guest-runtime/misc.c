@@ -697,27 +697,9 @@ long sys_poll(struct task *t, const uint64_t *a)
 	return poll_common(t, a[0], a[1]);
 }
 
-/* A timeout as ppoll and pselect6 take it: deadline 0 for none. */
-static int poll_timeout(struct task *t, uint64_t uts)
-{
-	struct timespec ts;
-
-	if (t->sys_again)
-		return 0;
-	t->sys_deadline = 0;
-	if (!uts)
-		return 0;
-	if (copy_from_guest(t, &ts, uts, sizeof(ts)) < 0)
-		return -EFAULT;
-	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
-		return -EINVAL;
-	t->sys_deadline = ns_sat((__int128)now_ns() + ts_ns(&ts) + 1);
-	return 0;
-}
-
 long sys_ppoll(struct task *t, const uint64_t *a)
 {
-	long r = poll_timeout(t, a[2]);
+	long r = guest_timeout(t, a[2]);
 
 	if (r == 0)
 		r = sig_wait_mask(t, a[3], a[4]);
@@ -797,7 +779,7 @@ long sys_select(struct task *t, const uint64_t *a)
 long sys_pselect6(struct task *t, const uint64_t *a)
 {
 	uint64_t sig[2] = { 0, 0 };	/* { const sigset_t *ss; size_t len } */
-	long r = poll_timeout(t, a[4]);
+	long r = guest_timeout(t, a[4]);
 
 	if (r == 0 && !t->sys_again && a[5] &&
 	    copy_from_guest(t, sig, a[5], sizeof(sig)) < 0)

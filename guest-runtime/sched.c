@@ -49,6 +49,35 @@ int64_t timespec_ns(const struct timespec *ts)
 	return ns_sat((__int128)ts->tv_sec * 1000000000 + ts->tv_nsec);
 }
 
+/* A timespec the kernel takes as a time or interval (timespec64_valid()). */
+bool timespec_ok(const struct timespec *ts)
+{
+	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000L;
+}
+
+/*
+ * The relative timeout at guest @uts (NULL: none) of a waiting call
+ * (ppoll, pselect6, epoll_pwait2, rt_sigtimedwait) as t->sys_deadline,
+ * 0 for none; on its first call only, so a wait woken early keeps it.
+ * A zero timeout is a deadline already past by the time it is checked.
+ */
+int guest_timeout(struct task *t, uint64_t uts)
+{
+	struct timespec ts;
+
+	if (t->sys_again)
+		return 0;
+	t->sys_deadline = 0;
+	if (!uts)
+		return 0;
+	if (copy_from_guest(t, &ts, uts, sizeof(ts)) < 0)
+		return -EFAULT;
+	if (!timespec_ok(&ts))
+		return -EINVAL;
+	t->sys_deadline = ns_sat((__int128)now_ns() + timespec_ns(&ts) + 1);
+	return 0;
+}
+
 void sched_enqueue(struct task *t)
 {
 	if (t->on_rq || t->state == TASK_DEAD)

@@ -913,27 +913,17 @@ long sys_rt_sigtimedwait(struct task *t, const uint64_t *a)
 {
 	struct ksiginfo si;
 	struct g_siginfo gi;
-	struct timespec ts;
 	uint64_t set;
-	int sig;
+	int sig, r;
 
 	if (a[3] != 8)
 		return -EINVAL;
 	if (copy_from_guest(t, &set, a[0], 8) < 0)
 		return -EFAULT;
 	set &= ~UNBLOCKABLE;
-	if (!t->sys_again) {
-		t->sys_deadline = 0;
-		if (a[2]) {
-			if (copy_from_guest(t, &ts, a[2], sizeof(ts)) < 0)
-				return -EFAULT;
-			if (ts.tv_sec < 0 || ts.tv_nsec < 0 ||
-			    ts.tv_nsec >= 1000000000L)
-				return -EINVAL;
-			t->sys_deadline = ns_sat((__int128)now_ns() +
-						 timespec_ns(&ts));
-		}
-	}
+	r = guest_timeout(t, a[2]);
+	if (r < 0)
+		return r;
 	sig = take_from(t, set, &si);
 	if (sig) {
 		fill_siginfo(&gi, &si);

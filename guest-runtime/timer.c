@@ -137,11 +137,6 @@ static void timer_get(const struct ptimer *tm, struct itimerspec *it)
 	it->it_interval.tv_nsec = tm->interval % 1000000000;
 }
 
-static bool ts_ok(const struct timespec *ts)
-{
-	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000L;
-}
-
 long sys_timer_settime(struct task *t, const uint64_t *a)
 {
 	struct itimerspec it, old;
@@ -152,7 +147,7 @@ long sys_timer_settime(struct task *t, const uint64_t *a)
 		return -EFAULT;
 	if (!tm)
 		return -EINVAL;
-	if (!ts_ok(&it.it_value) || !ts_ok(&it.it_interval))
+	if (!timespec_ok(&it.it_value) || !timespec_ok(&it.it_interval))
 		return -EINVAL;
 	timer_get(tm, &old);
 	v = timespec_ns(&it.it_value);
