@@ -752,7 +752,8 @@ static long do_recvmsg(struct task *t, struct file *f, struct gmsg *g,
 	return n < 0 ? -errno : n;
 }
 
-long sys_sendmsg(struct task *t, const uint64_t *a)
+/* sendmsg or (@recv) recvmsg of the guest's msghdr at a[1]. */
+static long sock_msg(struct task *t, const uint64_t *a, bool recv)
 {
 	struct gmsg *g = calloc(1, sizeof(*g));
 	struct file *f;
@@ -762,32 +763,24 @@ long sys_sendmsg(struct task *t, const uint64_t *a)
 		return -ENOMEM;
 	f = sock_lookup(t, a[0], &r);
 	if (f)
-		r = msg_in(t, a[1], g, false);
+		r = msg_in(t, a[1], g, recv);
 	if (f && r == 0)
-		r = do_sendmsg(t, f, g, a[2]);
+		r = recv ? do_recvmsg(t, f, g, a[2]) : do_sendmsg(t, f, g, a[2]);
+	if (f && recv && r >= 0)
+		r = msg_out(t, a[1], g, r, a[2]);
 	free(g->buf);
 	free(g);
 	return r;
 }
 
+long sys_sendmsg(struct task *t, const uint64_t *a)
+{
+	return sock_msg(t, a, false);
+}
+
 long sys_recvmsg(struct task *t, const uint64_t *a)
 {
-	struct gmsg *g = calloc(1, sizeof(*g));
-	struct file *f;
-	long r;
-
-	if (!g)
-		return -ENOMEM;
-	f = sock_lookup(t, a[0], &r);
-	if (f)
-		r = msg_in(t, a[1], g, true);
-	if (f && r == 0)
-		r = do_recvmsg(t, f, g, a[2]);
-	if (f && r >= 0)
-		r = msg_out(t, a[1], g, r, a[2]);
-	free(g->buf);
-	free(g);
-	return r;
+	return sock_msg(t, a, true);
 }
 
 /* sendto and recvfrom: a message of one buffer of (at most) @len bytes. */
