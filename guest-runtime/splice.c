@@ -79,49 +79,60 @@ long sys_sendfile(struct task *t, const uint64_t *a)
 	return off_out(t, a[2], p) ?: n;
 }
 
+/* The (fd_in, off_in, fd_out, off_out) of copy_file_range and splice. */
+struct xfer {
+	struct file *in, *out;
+	loff_t oi, oo, *pi, *po;
+};
+
+static int xfer_in(struct task *t, const uint64_t *a, struct xfer *x)
+{
+	return two_files(t, a[0], a[2], &x->in, &x->out) ?:
+	       off_in(t, a[1], &x->oi, &x->pi) ?:
+	       off_in(t, a[3], &x->oo, &x->po);
+}
+
+/* @n bytes moved: the offsets go back, then @n. */
+static long xfer_out(struct task *t, const uint64_t *a, struct xfer *x,
+		     ssize_t n)
+{
+	return off_out(t, a[1], x->pi) ?: off_out(t, a[3], x->po) ?: n;
+}
+
 long sys_copy_file_range(struct task *t, const uint64_t *a)
 {
-	loff_t oi, oo, *pi, *po;
-	struct file *in, *out;
+	struct xfer x;
 	ssize_t n;
 	int r;
 
-	r = two_files(t, a[0], a[2], &in, &out);
-	if (r == 0)
-		r = off_in(t, a[1], &oi, &pi);
-	if (r == 0)
-		r = off_in(t, a[3], &oo, &po);
+	r = xfer_in(t, a, &x);
 	if (r < 0)
 		return r;
-	n = copy_file_range(in->hostfd, pi, out->hostfd, po, a[4], a[5]);
+	n = copy_file_range(x.in->hostfd, x.pi, x.out->hostfd, x.po, a[4], a[5]);
 	if (n < 0)
 		return -errno;
-	return off_out(t, a[1], pi) ?: off_out(t, a[3], po) ?: n;
+	return xfer_out(t, a, &x, n);
 }
 
 long sys_splice(struct task *t, const uint64_t *a)
 {
-	loff_t oi, oo, *pi, *po;
 	unsigned int flags = a[5];
-	struct file *in, *out;
+	struct xfer x;
 	ssize_t n;
 	int r;
 
-	r = two_files(t, a[0], a[2], &in, &out);
-	if (r == 0)
-		r = off_in(t, a[1], &oi, &pi);
-	if (r == 0)
-		r = off_in(t, a[3], &oo, &po);
+	r = xfer_in(t, a, &x);
 	if (r < 0)
 		return r;
-	n = splice(in->hostfd, pi, out->hostfd, po, a[4], flags | SPLICE_F_NONBLOCK);
+	n = splice(x.in->hostfd, x.pi, x.out->hostfd, x.po, a[4],
+		   flags | SPLICE_F_NONBLOCK);
 	if (n < 0 && errno == EAGAIN)
-		return wait_either(t, in, out, flags & SPLICE_F_NONBLOCK);
+		return wait_either(t, x.in, x.out, flags & SPLICE_F_NONBLOCK);
 	if (n < 0)
 		return -errno;
 	if (n > 0)
 		io_activity = true;
-	return off_out(t, a[1], pi) ?: off_out(t, a[3], po) ?: n;
+	return xfer_out(t, a, &x, n);
 }
 
 long sys_tee(struct task *t, const uint64_t *a)
