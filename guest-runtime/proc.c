@@ -288,8 +288,7 @@ void proc_exit_group(struct proc *p, int wstatus)
 		return;
 	p->state = PROC_ZOMBIE;
 	p->wstatus = wstatus;
-	for (t = p->threads; t; t = t->next_in_proc)
-		usage_thread_done(t);	/* before their host tasks go */
+	usage_proc_done(p);	/* before its host tasks go */
 	if (p->as_shared) {
 		/* Its threads go; the address space stays its parent's. */
 		for (t = p->threads; t; t = t->next_in_proc)

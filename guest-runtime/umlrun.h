@@ -321,6 +321,7 @@ long cred_prctl(struct task *t, const uint64_t *a);
 /* usage.c */
 struct rusage;
 void usage_thread_done(struct task *t);
+void usage_proc_done(struct proc *p);
 void usage_reaped(struct proc *parent, struct proc *c);
 void usage_rusage_of(const struct proc *c, struct rusage *ru);
 

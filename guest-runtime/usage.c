@@ -19,11 +19,11 @@
 
 #include "umlrun.h"
 
-/* The host's figures of one guest thread (zeros if it is gone). */
-static void thread_usage(struct task *t, struct usage *u)
+/* The host's times and faults of one guest thread (zeros if it is gone). */
+static void thread_times(struct task *t, struct usage *u)
 {
 	char path[64], buf[1024], *p;
-	unsigned long long v[13];
+	unsigned long long v[12];
 	FILE *f;
 
 	memset(u, 0, sizeof(*u));
@@ -45,14 +45,25 @@ static void thread_usage(struct task *t, struct usage *u)
 	u->majflt = v[8];
 	u->utime = v[10];
 	u->stime = v[11];
+}
+
+/* The peak RSS (kB) of the address space @t runs in: one per process. */
+static unsigned long long peak_rss(struct task *t)
+{
+	unsigned long long kb = 0;
+	char path[64], buf[256];
+	FILE *f;
+
+	if (!t || !t->th)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/status", uml_thread_host_tid(t->th));
 	f = fopen(path, "re");
 	if (!f)
-		return;
-	while (fgets(buf, sizeof(buf), f))
-		if (sscanf(buf, "VmHWM: %llu", &v[12]) == 1)
-			u->maxrss = v[12];
+		return 0;
+	while (fgets(buf, sizeof(buf), f) && sscanf(buf, "VmHWM: %llu", &kb) != 1)
+		;
 	fclose(f);
+	return kb;
 }
 
 static void usage_add(struct usage *to, const struct usage *u)
@@ -65,26 +76,37 @@ static void usage_add(struct usage *to, const struct usage *u)
 		to->maxrss = u->maxrss;
 }
 
-/* A thread of @p ends: its figures stay with its process. */
+/*
+ * The whole of @p into @u: its ended threads' figures, its live ones'
+ * times, and the peak RSS of its address space, read once.
+ */
+static void proc_usage(struct proc *p, struct usage *u)
+{
+	struct usage tu;
+	struct task *t;
+
+	*u = p->usage_done;
+	for (t = p->threads; t; t = t->next_in_proc) {
+		thread_times(t, &tu);
+		usage_add(u, &tu);
+	}
+	tu = (struct usage){ .maxrss = peak_rss(p->threads) };
+	usage_add(u, &tu);
+}
+
+/* A thread of @p ends: its times stay with its process. */
 void usage_thread_done(struct task *t)
 {
 	struct usage u;
 
-	thread_usage(t, &u);
+	thread_times(t, &u);
 	usage_add(&t->p->usage_done, &u);
 }
 
-/* The whole of @p: its ended threads' figures and its live ones'. */
-static void proc_usage(struct proc *p, struct usage *u)
+/* @p ends: all of its figures stay, read before its host tasks go. */
+void usage_proc_done(struct proc *p)
 {
-	struct task *t;
-	struct usage tu;
-
-	*u = p->usage_done;
-	for (t = p->threads; t; t = t->next_in_proc) {
-		thread_usage(t, &tu);
-		usage_add(u, &tu);
-	}
+	proc_usage(p, &p->usage_done);
 }
 
 /* @c is reaped by a wait: its parent's children get its figures. */
@@ -94,26 +116,31 @@ void usage_reaped(struct proc *parent, struct proc *c)
 	usage_add(&parent->usage_children, &c->usage_children);
 }
 
+static void to_rusage(const struct usage *u, struct rusage *ru)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	memset(ru, 0, sizeof(*ru));
+	ru->ru_utime.tv_sec = u->utime / hz;
+	ru->ru_utime.tv_usec = u->utime % hz * (1000000 / hz);
+	ru->ru_stime.tv_sec = u->stime / hz;
+	ru->ru_stime.tv_usec = u->stime % hz * (1000000 / hz);
+	ru->ru_maxrss = u->maxrss;
+	ru->ru_minflt = u->minflt;
+	ru->ru_majflt = u->majflt;
+}
+
 /* A zombie's rusage, for wait4: its own and its reaped children's. */
 void usage_rusage_of(const struct proc *c, struct rusage *ru)
 {
 	struct usage u = c->usage_done;
-	long hz = sysconf(_SC_CLK_TCK);
 
 	usage_add(&u, &c->usage_children);
-	memset(ru, 0, sizeof(*ru));
-	ru->ru_utime.tv_sec = u.utime / hz;
-	ru->ru_utime.tv_usec = u.utime % hz * (1000000 / hz);
-	ru->ru_stime.tv_sec = u.stime / hz;
-	ru->ru_stime.tv_usec = u.stime % hz * (1000000 / hz);
-	ru->ru_maxrss = u.maxrss;
-	ru->ru_minflt = u.minflt;
-	ru->ru_majflt = u.majflt;
+	to_rusage(&u, ru);
 }
 
 long sys_getrusage(struct task *t, const uint64_t *a)
 {
-	struct proc tmp;
 	struct rusage ru;
 	struct usage u;
 
@@ -122,7 +149,8 @@ long sys_getrusage(struct task *t, const uint64_t *a)
 		proc_usage(t->p, &u);
 		break;
 	case RUSAGE_THREAD:
-		thread_usage(t, &u);
+		thread_times(t, &u);
+		u.maxrss = peak_rss(t);
 		break;
 	case RUSAGE_CHILDREN:
 		u = t->p->usage_children;
@@ -130,9 +158,7 @@ long sys_getrusage(struct task *t, const uint64_t *a)
 	default:
 		return -EINVAL;
 	}
-	memset(&tmp, 0, sizeof(tmp));
-	tmp.usage_done = u;
-	usage_rusage_of(&tmp, &ru);
+	to_rusage(&u, &ru);
 	return copy_to_guest(t, a[1], &ru, sizeof(ru)) < 0 ? -EFAULT : 0;
 }
 
