@@ -2,7 +2,7 @@
 /*
  * Capabilities: capget, capset and prctl's capability calls.
  *
- * The guest's ids are the host's (misc.c: one user), so its capabilities
+ * The guest's ids are the host's (identity.c: one user), so its capabilities
  * follow the kernel's rules for those ids without file capabilities:
  * a root guest holds every capability the host kernel knows (up to
  * /proc/sys/kernel/cap_last_cap), any other none, and each thread may

@@ -5,7 +5,7 @@
  * tiers", says which ones and why.
  *
  *  - CONST for the identity calls that take no argument: the value is the
- *    process's, kept equal to what the handler in misc.c would return.
+ *    process's, kept equal to what the handler in identity.c would return.
  *    Every change of one (fork, reparenting, setpgid, setsid, the setuid
  *    family, execve) calls fast_proc_sync() before the process runs again.
  *  - THREAD for gettid: each task's value is its tid, set before its first
@@ -70,7 +70,7 @@ bool fast_vdso(void)
 	return !opt.no_fast;
 }
 
-/* The identity values a process's CONST syscalls return (misc.c's). */
+/* The identity values a process's CONST syscalls return (identity.c's). */
 static void const_values(const struct proc *p, int64_t *v)
 {
 	v[0] = p->pid;

@@ -49,6 +49,18 @@ int64_t timespec_ns(const struct timespec *ts)
 	return ns_sat((__int128)ts->tv_sec * 1000000000 + ts->tv_nsec);
 }
 
+int64_t timeval_ns(const struct timeval *tv)
+{
+	return ns_sat((__int128)tv->tv_sec * 1000000000 +
+		      (__int128)tv->tv_usec * 1000);
+}
+
+/* now + @ns (CLOCK_MONOTONIC), saturated. */
+int64_t ns_after(int64_t ns)
+{
+	return ns_sat((__int128)now_ns() + ns);
+}
+
 /* A timespec the kernel takes as a time or interval (timespec64_valid()). */
 bool timespec_ok(const struct timespec *ts)
 {

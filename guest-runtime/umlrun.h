@@ -365,6 +365,8 @@ int64_t now_ns(void);
  */
 int64_t ns_sat(__int128 ns);
 int64_t timespec_ns(const struct timespec *ts);
+int64_t timeval_ns(const struct timeval *tv);
+int64_t ns_after(int64_t ns);
 bool timespec_ok(const struct timespec *ts);
 int guest_timeout(struct task *t, uint64_t uts);
 extern struct task *current;

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Process identity: pids, user and group ids, supplementary groups, process groups and sessions.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <unistd.h>
+
+#include "umlrun.h"
+
+long sys_getpid(struct task *t, const uint64_t *a)
+{
+	(void)a;
+	return t->p->pid;
+}
+
+long sys_gettid(struct task *t, const uint64_t *a)
+{
+	(void)a;
+	return t->tid;
+}
+
+long sys_getppid(struct task *t, const uint64_t *a)
+{
+	(void)a;
+	return t->p->parent ? t->p->parent->pid : 0;
+}
+
+long sys_getuid(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return getuid();
+}
+
+long sys_geteuid(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return geteuid();
+}
+
+long sys_getgid(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return getgid();
+}
+
+long sys_getegid(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return getegid();
+}
+
+/* One user: "changing" to the ids one already has succeeds. */
+static long same_id(uint64_t want, unsigned int have)
+{
+	return (uint32_t)want == (uint32_t)-1 || want == have ? 0 : -EPERM;
+}
+
+static long do_setuid(struct task *t, const uint64_t *a)
+{
+	(void)t;
+	return same_id(a[0], getuid());
+}
+
+static long do_setgid(struct task *t, const uint64_t *a)
+{
+	(void)t;
+	return same_id(a[0], getgid());
+}
+
+static long do_setresuid(struct task *t, const uint64_t *a)
+{
+	(void)t;
+	return same_id(a[0], getuid()) ?: same_id(a[1], getuid()) ?:
+	       same_id(a[2], getuid());
+}
+
+static long do_setresgid(struct task *t, const uint64_t *a)
+{
+	(void)t;
+	return same_id(a[0], getgid()) ?: same_id(a[1], getgid()) ?:
+	       same_id(a[2], getgid());
+}
+
+/* The ids may have changed: so may the host's answers. */
+static long ids_changed(struct task *t, long r)
+{
+	if (r == 0)
+		fast_proc_sync(t->p);
+	return r;
+}
+
+long sys_setuid(struct task *t, const uint64_t *a)
+{
+	return ids_changed(t, do_setuid(t, a));
+}
+
+long sys_setgid(struct task *t, const uint64_t *a)
+{
+	return ids_changed(t, do_setgid(t, a));
+}
+
+long sys_setresuid(struct task *t, const uint64_t *a)
+{
+	return ids_changed(t, do_setresuid(t, a));
+}
+
+long sys_setresgid(struct task *t, const uint64_t *a)
+{
+	return ids_changed(t, do_setresgid(t, a));
+}
+
+static long put3(struct task *t, const uint64_t *a, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (copy_to_guest(t, a[i], &v, 4) < 0)
+			return -EFAULT;
+	return 0;
+}
+
+long sys_getresuid(struct task *t, const uint64_t *a)
+{
+	return put3(t, a, getuid());
+}
+
+long sys_getresgid(struct task *t, const uint64_t *a)
+{
+	return put3(t, a, getgid());
+}
+
+long sys_getgroups(struct task *t, const uint64_t *a)
+{
+	gid_t g[256];
+	int n = getgroups(256, g);
+
+	if (n < 0)
+		return -errno;
+	if (a[0] == 0)
+		return n;
+	if ((int)a[0] < n)
+		return -EINVAL;
+	return copy_to_guest(t, a[1], g, n * sizeof(gid_t)) < 0 ? -EFAULT : n;
+}
+
+long sys_setgroups(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return -EPERM;
+}
+
+long sys_setpgid(struct task *t, const uint64_t *a)
+{
+	struct proc *p = a[0] ? proc_by_pid(a[0]) : t->p;
+	int pgid = a[1] ? (int)a[1] : (p ? p->pid : 0);
+
+	if ((int)a[1] < 0)
+		return -EINVAL;
+	if (!p || (p != t->p && p->parent != t->p))
+		return -ESRCH;
+	if (p->sid != t->p->sid || p->pid == p->sid)
+		return -EPERM;
+	p->pgid = pgid;
+	fast_proc_sync(p);
+	return 0;
+}
+
+long sys_getpgid(struct task *t, const uint64_t *a)
+{
+	struct proc *p = a[0] ? proc_by_pid(a[0]) : t->p;
+
+	return p ? p->pgid : -ESRCH;
+}
+
+long sys_getpgrp(struct task *t, const uint64_t *a)
+{
+	(void)a;
+	return t->p->pgid;
+}
+
+long sys_setsid(struct task *t, const uint64_t *a)
+{
+	struct proc *q;
+
+	(void)a;
+	for (q = procs; q; q = q->next)
+		if (q->pgid == t->p->pid)
+			return -EPERM;
+	t->p->sid = t->p->pgid = t->p->pid;
+	fast_proc_sync(t->p);
+	return t->p->pid;
+}
+
+long sys_getsid(struct task *t, const uint64_t *a)
+{
+	struct proc *p = a[0] ? proc_by_pid(a[0]) : t->p;
+
+	return p ? p->sid : -ESRCH;
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Clocks, sleeping, and the per-process ITIMER_REAL and alarm.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "umlrun.h"
+
+long sys_clock_gettime(struct task *t, const uint64_t *a)
+{
+	struct timespec ts;
+
+	if (clock_gettime(a[0], &ts) < 0)
+		return -errno;
+	return copy_to_guest(t, a[1], &ts, sizeof(ts)) < 0 ? -EFAULT : 0;
+}
+
+long sys_clock_getres(struct task *t, const uint64_t *a)
+{
+	struct timespec ts;
+
+	if (clock_getres(a[0], &ts) < 0)
+		return -errno;
+	if (a[1] && copy_to_guest(t, a[1], &ts, sizeof(ts)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+long sys_gettimeofday(struct task *t, const uint64_t *a)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	if (a[0] && copy_to_guest(t, a[0], &tv, sizeof(tv)) < 0)
+		return -EFAULT;
+	if (a[1]) {
+		uint32_t tz[2] = { 0, 0 };
+
+		if (copy_to_guest(t, a[1], tz, sizeof(tz)) < 0)
+			return -EFAULT;
+	}
+	return 0;
+}
+
+long sys_time(struct task *t, const uint64_t *a)
+{
+	int64_t now = time(NULL);
+
+	if (a[0] && copy_to_guest(t, a[0], &now, 8) < 0)
+		return -EFAULT;
+	return now;
+}
+
+/* Sleep until t->sys_deadline (CLOCK_MONOTONIC ns). */
+static long sleep_until(struct task *t, uint64_t urem)
+{
+	int64_t left = t->sys_deadline - now_ns();
+
+	if (left <= 0)
+		return 0;
+	if (t->sys_again && sig_pending_for(t) && urem) {
+		struct timespec rem = { left / 1000000000, left % 1000000000 };
+
+		copy_to_guest(t, urem, &rem, sizeof(rem));
+	}
+	return block_until(t, t->sys_deadline);
+}
+
+long sys_nanosleep(struct task *t, const uint64_t *a)
+{
+	struct timespec ts;
+
+	if (!t->sys_again) {
+		if (copy_from_guest(t, &ts, a[0], sizeof(ts)) < 0)
+			return -EFAULT;
+		if (ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000 || ts.tv_sec < 0)
+			return -EINVAL;
+		t->sys_deadline = ns_after(timespec_ns(&ts));
+	}
+	return sleep_until(t, a[1]);
+}
+
+long sys_clock_nanosleep(struct task *t, const uint64_t *a)
+{
+	struct timespec ts, now;
+
+	if (!t->sys_again) {
+		if (copy_from_guest(t, &ts, a[2], sizeof(ts)) < 0)
+			return -EFAULT;
+		if (ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000 || ts.tv_sec < 0)
+			return -EINVAL;
+		if (clock_gettime(a[0], &now) < 0)
+			return -EINVAL;
+		t->sys_deadline = ns_after(timespec_ns(&ts));
+		if (a[1] & TIMER_ABSTIME)
+			t->sys_deadline = ns_sat((__int128)t->sys_deadline -
+						 timespec_ns(&now));
+	}
+	return sleep_until(t, (a[1] & TIMER_ABSTIME) ? 0 : a[3]);
+}
+
+/* ---- ITIMER_REAL and alarm: one timer per process, fired by sched.c ---- */
+
+/* Send SIGALRM for every expired timer; return the next expiry (0: none). */
+int64_t itimers_fire(int64_t now)
+{
+	struct ksiginfo si = { .signo = SIGALRM, .code = 0x80 /* SI_KERNEL */ };
+	int64_t next = 0;
+	struct proc *p;
+
+	for (p = procs; p; p = p->next) {
+		if (p->state != PROC_ALIVE || !p->itimer_next)
+			continue;
+		if (p->itimer_next <= now) {
+			p->itimer_next = p->itimer_interval ?
+				ns_sat((__int128)now + p->itimer_interval) : 0;
+			sig_send_proc(p, &si);
+			if (p->state != PROC_ALIVE || !p->itimer_next)
+				continue;
+		}
+		if (!next || p->itimer_next < next)
+			next = p->itimer_next;
+	}
+	return next;
+}
+
+static void itimer_get(struct proc *p, struct itimerval *it)
+{
+	int64_t left = p->itimer_next ? p->itimer_next - now_ns() : 0;
+
+	if (p->itimer_next && left < 1000)
+		left = 1000;
+	it->it_value.tv_sec = left / 1000000000;
+	it->it_value.tv_usec = left % 1000000000 / 1000;
+	it->it_interval.tv_sec = p->itimer_interval / 1000000000;
+	it->it_interval.tv_usec = p->itimer_interval % 1000000000 / 1000;
+}
+
+long sys_getitimer(struct task *t, const uint64_t *a)
+{
+	struct itimerval it;
+
+	if (a[0] != ITIMER_REAL)
+		return -EINVAL;
+	itimer_get(t->p, &it);
+	return copy_to_guest(t, a[1], &it, sizeof(it)) < 0 ? -EFAULT : 0;
+}
+
+long sys_setitimer(struct task *t, const uint64_t *a)
+{
+	struct itimerval it, old;
+
+	if (a[0] != ITIMER_REAL)
+		return -EINVAL;
+	if (a[1] && copy_from_guest(t, &it, a[1], sizeof(it)) < 0)
+		return -EFAULT;
+	itimer_get(t->p, &old);
+	if (a[2] && copy_to_guest(t, a[2], &old, sizeof(old)) < 0)
+		return -EFAULT;
+	if (!a[1])
+		return 0;
+	if (it.it_value.tv_usec < 0 || it.it_value.tv_usec >= 1000000 ||
+	    it.it_interval.tv_usec < 0 || it.it_interval.tv_usec >= 1000000)
+		return -EINVAL;
+	t->p->itimer_next = timeval_ns(&it.it_value) ?
+			    ns_after(timeval_ns(&it.it_value)) : 0;
+	t->p->itimer_interval = timeval_ns(&it.it_interval);
+	return 0;
+}
+
+long sys_alarm(struct task *t, const uint64_t *a)
+{
+	struct itimerval old;
+	long left;
+
+	itimer_get(t->p, &old);
+	left = old.it_value.tv_sec + (old.it_value.tv_usec >= 500000);
+	if (!left && (old.it_value.tv_usec || old.it_value.tv_sec))
+		left = 1;
+	t->p->itimer_next = a[0] ? now_ns() + (int64_t)(unsigned int)a[0] *
+				   1000000000LL : 0;
+	t->p->itimer_interval = 0;
+	return left;
+}
