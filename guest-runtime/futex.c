@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Futexes: FUTEX_WAIT and FUTEX_WAKE (and their BITSET forms) per address space.
+ * Futexes: wait, wake, requeue and wake-op, with bitsets and both clocks,
+ * checked in the order kernel/futex/ checks them.  Waiters are the
+ * runtime's blocked tasks, keyed by address space and address, so shared
+ * futexes are only shared by processes that share an address space
+ * (threads, vfork); priority-inheritance operations are not provided.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,39 +13,238 @@
 
 #include "umlrun.h"
 
-long sys_futex(struct task *t, const uint64_t *a)
+/*
+ * Wake up to @n (at least one, as Linux's FUTEX_WAKE does) tasks of @as
+ * blocked on @addr whose bitset meets @bitset; with @to, move up to
+ * @requeue more of them to wait on @to instead.  Woken plus moved.
+ */
+static int futex_walk(struct uml_aspace *as, uint64_t addr, int n,
+		      uint32_t bitset, uint64_t to, int requeue)
 {
-	int op = a[1] & FUTEX_CMD_MASK, woken;
-	struct timespec ts;
+	int done = 0, moved = 0;
+	struct proc *p;
+	struct task *t;
+
+	for (p = procs; p; p = p->next) {
+		if (p->as != as || p->state != PROC_ALIVE)
+			continue;
+		for (t = p->threads; t; t = t->next_in_proc) {
+			if (t->state != TASK_BLOCKED || t->w.futex != addr ||
+			    !(t->w.futex_bitset & bitset))
+				continue;
+			if (done < n) {
+				t->w.futex = 0;
+				sched_wake(t);
+				done++;
+			} else if (to && moved < requeue) {
+				t->w.futex = to;
+				moved++;
+			} else {
+				return done + moved;
+			}
+		}
+	}
+	return done + moved;
+}
+
+int futex_wake(struct uml_aspace *as, uint64_t addr, int n, uint32_t bitset)
+{
+	return futex_walk(as, addr, n > 0 ? n : 1, bitset, 0, 0);
+}
+
+/*
+ * get_futex_key()'s checks of a futex word: aligned, in the user part of
+ * the address space, and for a shared futex mapped.
+ */
+static int futex_key(struct task *t, uint64_t uaddr, bool shared)
+{
 	uint32_t val;
 
+	if (uaddr & 3)
+		return -EINVAL;
+	if (uaddr >= t->p->mm->top)
+		return -EFAULT;
+	if (shared && copy_from_guest(t, &val, uaddr, sizeof(val)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+/* The guest word at @uaddr (-EINVAL unaligned, -EFAULT unreadable). */
+static int futex_get(struct task *t, uint64_t uaddr, uint32_t *val)
+{
+	if (uaddr & 3)
+		return -EINVAL;
+	return copy_from_guest(t, val, uaddr, sizeof(*val)) < 0 ? -EFAULT : 0;
+}
+
+/* FUTEX_WAKE_OP's operation on the word at @uaddr: its comparison or -errno. */
+static int futex_op(struct task *t, uint32_t enc, uint64_t uaddr)
+{
+	unsigned int op = (enc >> 28) & 7, cmp = (enc >> 24) & 15;
+	uint32_t oparg = (uint32_t)((int32_t)(enc << 8) >> 20);
+	int32_t cmparg = (int32_t)(enc << 20) >> 20;
+	uint32_t old, new;
+	int r;
+
+	if (enc & ((uint32_t)FUTEX_OP_OPARG_SHIFT << 28))
+		oparg = 1u << (oparg & 31);
+	r = futex_get(t, uaddr, &old);
+	if (r)
+		return r;
 	switch (op) {
-	case FUTEX_WAIT:
-	case FUTEX_WAIT_BITSET:
-		if (t->sys_again) {
-			if (!t->w.futex)
-				return 0;
-			if (t->sys_deadline && t->sys_deadline <= now_ns())
-				return -ETIMEDOUT;
-			return block_until(t, t->sys_deadline);
-		}
-		t->sys_deadline = 0;
-		if (copy_from_guest(t, &val, a[0], 4) < 0)
-			return -EFAULT;
-		if (val != (uint32_t)a[2])
-			return -EAGAIN;
-		t->w.futex = a[0];
-		if (a[3]) {
-			if (copy_from_guest(t, &ts, a[3], sizeof(ts)) < 0)
-				return -EFAULT;
-			t->sys_deadline = op == FUTEX_WAIT ?
-					  ns_after(timespec_ns(&ts)) : timespec_ns(&ts);
-		}
+	case FUTEX_OP_SET:
+		new = oparg;
+		break;
+	case FUTEX_OP_ADD:
+		new = old + oparg;
+		break;
+	case FUTEX_OP_OR:
+		new = old | oparg;
+		break;
+	case FUTEX_OP_ANDN:
+		new = old & ~oparg;
+		break;
+	case FUTEX_OP_XOR:
+		new = old ^ oparg;
+		break;
+	default:
+		return -ENOSYS;
+	}
+	if (copy_to_guest(t, uaddr, &new, sizeof(new)) < 0)
+		return -EFAULT;
+	switch (cmp) {
+	case FUTEX_OP_CMP_EQ:
+		return (int32_t)old == cmparg;
+	case FUTEX_OP_CMP_NE:
+		return (int32_t)old != cmparg;
+	case FUTEX_OP_CMP_LT:
+		return (int32_t)old < cmparg;
+	case FUTEX_OP_CMP_GE:
+		return (int32_t)old >= cmparg;
+	case FUTEX_OP_CMP_LE:
+		return (int32_t)old <= cmparg;
+	case FUTEX_OP_CMP_GT:
+		return (int32_t)old > cmparg;
+	default:
+		return -ENOSYS;
+	}
+}
+
+/* A wait's deadline (CLOCK_MONOTONIC ns, 0 none) from guest @uts. */
+static int futex_deadline(struct task *t, int op, bool realtime, uint64_t uts)
+{
+	struct timespec ts, rt;
+
+	t->sys_deadline = 0;
+	if (!uts)
+		return 0;
+	if (copy_from_guest(t, &ts, uts, sizeof(ts)) < 0)
+		return -EFAULT;
+	if (!timespec_ok(&ts))
+		return -EINVAL;
+	if (op == FUTEX_WAIT) {
+		/* Relative, whatever the clock; a zero timeout is past. */
+		t->sys_deadline = ns_after(timespec_ns(&ts));
+	} else if (realtime) {
+		clock_gettime(CLOCK_REALTIME, &rt);
+		t->sys_deadline = ns_sat((__int128)timespec_ns(&ts) -
+					 timespec_ns(&rt) + now_ns());
+	} else {
+		t->sys_deadline = timespec_ns(&ts);
+	}
+	if (t->sys_deadline <= 0)
+		t->sys_deadline = 1;	/* already past, never "none" */
+	return 0;
+}
+
+static long futex_wait(struct task *t, const uint64_t *a, int op,
+		       bool realtime, uint32_t bitset)
+{
+	uint32_t val;
+	int r;
+
+	if (t->sys_again) {
+		if (!t->w.futex)
+			return 0;
+		if (t->sys_deadline && t->sys_deadline <= now_ns())
+			return -ETIMEDOUT;
 		return block_until(t, t->sys_deadline);
+	}
+	r = futex_deadline(t, op, realtime, a[3]);
+	if (r)
+		return r;
+	if (realtime && op == FUTEX_WAIT)
+		return -ENOSYS;
+	if (!bitset)
+		return -EINVAL;
+	r = futex_get(t, a[0], &val);
+	if (r)
+		return r;
+	if (val != (uint32_t)a[2])
+		return -EAGAIN;
+	if (t->sys_deadline && t->sys_deadline <= now_ns())
+		return -ETIMEDOUT;
+	t->w.futex = a[0];
+	t->w.futex_bitset = bitset;
+	return block_until(t, t->sys_deadline);
+}
+
+long sys_futex(struct task *t, const uint64_t *a)
+{
+	int op = a[1] & FUTEX_CMD_MASK, n = (int)a[2], n2 = (int)a[3];
+	bool realtime = a[1] & FUTEX_CLOCK_REALTIME;
+	bool shared = !(a[1] & FUTEX_PRIVATE_FLAG);
+	struct uml_aspace *as = t->p->as;
+	uint32_t val;
+	int r;
+
+	/* A wait reads its timeout before anything else, as Linux does. */
+	if (op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET)
+		return futex_wait(t, a, op, realtime,
+				  op == FUTEX_WAIT ? FUTEX_BITSET_MATCH_ANY :
+						     (uint32_t)a[5]);
+	if (realtime)
+		return -ENOSYS;
+	switch (op) {
 	case FUTEX_WAKE:
 	case FUTEX_WAKE_BITSET:
-		wake_futex(t->p->as, a[0], (int)a[2], &woken);
-		return woken;
+		val = op == FUTEX_WAKE ? FUTEX_BITSET_MATCH_ANY : (uint32_t)a[5];
+		if (!val)
+			return -EINVAL;
+		r = futex_key(t, a[0], shared);
+		if (r)
+			return r;
+		return futex_wake(as, a[0], n, val);
+	case FUTEX_REQUEUE:
+	case FUTEX_CMP_REQUEUE:
+		if (n < 0 || n2 < 0)
+			return -EINVAL;
+		r = futex_key(t, a[0], shared);
+		if (!r)
+			r = futex_key(t, a[4], shared);
+		if (r)
+			return r;
+		if (op == FUTEX_CMP_REQUEUE) {
+			r = futex_get(t, a[0], &val);
+			if (r)
+				return r;
+			if (val != (uint32_t)a[5])
+				return -EAGAIN;
+		}
+		return futex_walk(as, a[0], n, FUTEX_BITSET_MATCH_ANY, a[4], n2);
+	case FUTEX_WAKE_OP:
+		r = futex_key(t, a[0], shared);
+		if (!r)
+			r = futex_key(t, a[4], shared);
+		if (r)
+			return r;
+		r = futex_op(t, a[5], a[4]);
+		if (r < 0)
+			return r;
+		n = futex_wake(as, a[0], n, FUTEX_BITSET_MATCH_ANY);
+		if (r)
+			n += futex_wake(as, a[4], n2, FUTEX_BITSET_MATCH_ANY);
+		return n;
 	default:
 		return -ENOSYS;
 	}

@@ -122,7 +122,6 @@ void task_exit(struct task *t, int code)
 {
 	struct proc *p = t->p;
 	uint32_t zero = 0;
-	int woken;
 
 	if (p->nthreads == 1) {
 		proc_exit_group(p, (code & 0xff) << 8);
@@ -130,7 +129,7 @@ void task_exit(struct task *t, int code)
 	}
 	if (t->clear_child_tid) {
 		copy_to_guest(t, t->clear_child_tid, &zero, sizeof(zero));
-		wake_futex(p->as, t->clear_child_tid, 1, &woken);
+		futex_wake(p->as, t->clear_child_tid, 1, ~0u);
 	}
 	usage_thread_done(t);
 	uml_thread_destroy(t->th);

@@ -196,25 +196,6 @@ void wake_children_waiters(struct proc *p)
 			sched_wake(t);
 }
 
-void wake_futex(struct uml_aspace *as, uint64_t addr, int n, int *woken)
-{
-	struct proc *p;
-	struct task *t;
-
-	*woken = 0;
-	for (p = procs; p && *woken < n; p = p->next) {
-		if (p->as != as || p->state != PROC_ALIVE)
-			continue;
-		for (t = p->threads; t && *woken < n; t = t->next_in_proc) {
-			if (t->state == TASK_BLOCKED && t->w.futex == addr) {
-				t->w.futex = 0;
-				sched_wake(t);
-				(*woken)++;
-			}
-		}
-	}
-}
-
 /* Collect the host fds and deadlines of blocked tasks; wake the ready ones. */
 static void poll_events(bool may_sleep)
 {

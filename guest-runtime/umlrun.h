@@ -205,6 +205,7 @@ struct waitinfo {
 	bool child;		/* a child changed state */
 	bool signal;		/* only a signal wakes it (pause, sigsuspend) */
 	uint64_t futex;		/* futex address, 0 = none */
+	uint32_t futex_bitset;	/* FUTEX_WAIT_BITSET's mask */
 	bool vfork;		/* a vfork child exec'd or exited */
 	/*
 	 * A blocking open of a FIFO waiting for its other end (fs.c); kept
@@ -355,7 +356,7 @@ long block_on_fd(struct task *t, int hostfd, short events);
 long block_until(struct task *t, int64_t deadline);
 void wake_children_waiters(struct proc *p);
 int64_t itimers_fire(int64_t now);
-void wake_futex(struct uml_aspace *as, uint64_t addr, int n, int *woken);
+int futex_wake(struct uml_aspace *as, uint64_t addr, int n, uint32_t bitset);
 int sched_loop(void);
 int64_t now_ns(void);
 /*

@@ -199,6 +199,8 @@ expect_output "getrusage, times and wait4's rusage report real CPU time" \
 	"rusage ok" "$TESTBIN/rusage"
 run_case "sendfile, copy_file_range, splice and tee, as the kernel's" \
 	"$TESTBIN/xfer"
+run_case "futex requeue, wake_op, bitsets, clocks and errors, as the kernel's" \
+	"$TESTBIN/futex"
 run_case "sockets: unix pairs, SCM_RIGHTS, names, TCP and UDP on 127.0.0.1" \
 	"$TESTBIN/sock"
 expect_output "--net=none refuses inet sockets, unix ones work" \

@@ -9,7 +9,7 @@
 # (127, 126) and no report, leaks included.  UMLRUN: another umlrun.
 cd "$(dirname "$0")/../.." || exit 1
 UMLRUN=${UMLRUN:-build/asan/guest-runtime/umlrun}
-PROGS="edges timeouts hostile"
+PROGS="edges timeouts hostile futex"
 
 # NAME STATUS PROGRAM: programs umlrun must refuse with STATUS.
 REFUSED="missing:127:/nonexistent/prog not-executable:126:selftests/runtime/cases.sh
