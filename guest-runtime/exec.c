@@ -144,6 +144,7 @@ static int exec_commit(struct task *t, int fd, int ifd, const char *path,
 		}
 	}
 	fdt_close_on_exec(p->fdt);
+	p->execed = true;
 	sig_exec_reset(p);
 	cred_exec(t);
 	posix_timers_free(p);

@@ -205,6 +205,14 @@ static long do_clone(struct task *t, uint64_t flags, uint64_t stack,
 		t->vfork_child = 0;
 		return pid;
 	}
+	/* copy_process()'s rules, in its order. */
+	if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND))
+		return -EINVAL;
+	if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM))
+		return -EINVAL;
+	/* The guest's init makes no siblings: its parent is not a guest. */
+	if ((flags & CLONE_PARENT) && !t->p->parent)
+		return -EINVAL;
 	if (flags & (CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET |
 		     CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD))
 		return -EINVAL;

@@ -150,6 +150,18 @@ long sys_setgroups(struct task *t, const uint64_t *a)
 	return -EPERM;
 }
 
+/* A process group of session @sid called @pgid: some process is in it. */
+static bool pgrp_in_session(int pgid, int sid)
+{
+	struct proc *q;
+
+	for (q = procs; q; q = q->next)
+		if (q->pgid == pgid && q->sid == sid)
+			return true;
+	return false;
+}
+
+/* kernel/sys.c's setpgid, check for check. */
 long sys_setpgid(struct task *t, const uint64_t *a)
 {
 	struct proc *p = a[0] ? proc_by_pid(a[0]) : t->p;
@@ -157,9 +169,19 @@ long sys_setpgid(struct task *t, const uint64_t *a)
 
 	if ((int)a[1] < 0)
 		return -EINVAL;
+	if (!p && task_by_tid(a[0]))
+		return -EINVAL;		/* a thread, not a group leader */
 	if (!p || (p != t->p && p->parent != t->p))
 		return -ESRCH;
-	if (p->sid != t->p->sid || p->pid == p->sid)
+	if (p != t->p) {
+		if (p->sid != t->p->sid)
+			return -EPERM;
+		if (p->execed)
+			return -EACCES;
+	}
+	if (p->pid == p->sid)
+		return -EPERM;
+	if (pgid != p->pid && !pgrp_in_session(pgid, t->p->sid))
 		return -EPERM;
 	p->pgid = pgid;
 	fast_proc_sync(p);

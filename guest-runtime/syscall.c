@@ -224,7 +224,8 @@ static void fd_args(const char *fmt, uint64_t *a)
 void syscall_handle(struct task *t)
 {
 	struct uml_regs *r = uml_thread_regs(t->th);
-	unsigned long nr = r->orig_rax;
+	/* The kernel reads the number from eax (do_syscall_64()). */
+	unsigned long nr = (unsigned int)r->orig_rax;
 	const struct syscall_desc *d = syscall_desc(nr);
 	uint64_t a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
 	struct timespec t0;

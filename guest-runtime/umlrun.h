@@ -297,6 +297,7 @@ struct proc {
 	bool subreaper;		/* PR_SET_CHILD_SUBREAPER */
 	bool lost_parent;	/* reparent_children(): pdeath signals due */
 	bool dumpable;		/* PR_SET_DUMPABLE (the kernel's is per mm) */
+	bool execed;		/* has exec'd since fork: setpgid EACCES */
 	struct ptimer *timers;	/* POSIX timers (timer.c) */
 	struct usage usage_done;	/* of its ended threads */
 	struct usage usage_children;	/* of its children reaped by wait */

@@ -201,6 +201,8 @@ run_case "sendfile, copy_file_range, splice and tee, as the kernel's" \
 	"$TESTBIN/xfer"
 run_case "futex requeue, wake_op, bitsets, clocks and errors, as the kernel's" \
 	"$TESTBIN/futex"
+expect_output "setpgid's EPERM, EACCES and EINVAL, clone's flag rules, 32-bit numbers" \
+	"pgrp ok" "$TESTBIN/pgrp"
 run_case "sockets: unix pairs, SCM_RIGHTS, names, TCP and UDP on 127.0.0.1" \
 	"$TESTBIN/sock"
 expect_output "--net=none refuses inet sockets, unix ones work" \
