@@ -23,28 +23,27 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "umlrun.h"
 
 static const unsigned int const_nrs[FAST_NCONST] = {
-	39,	/* getpid */
-	110,	/* getppid */
-	102,	/* getuid */
-	107,	/* geteuid */
-	104,	/* getgid */
-	108,	/* getegid */
-	111,	/* getpgrp */
+	SYS_getpid,
+	SYS_getppid,
+	SYS_getuid,
+	SYS_geteuid,
+	SYS_getgid,
+	SYS_getegid,
+	SYS_getpgrp,
 };
 
 static const unsigned int native_nrs[] = {
-	228,	/* clock_gettime */
-	229,	/* clock_getres */
-	96,	/* gettimeofday */
-	201,	/* time */
+	SYS_clock_gettime,
+	SYS_clock_getres,
+	SYS_gettimeofday,
+	SYS_time,
 };
-
-#define NR_GETTID	186
 
 static bool const_on, thread_on, native_on;
 static unsigned int native_mask;	/* native_nrs[] the host accepted */
@@ -127,9 +126,9 @@ void fast_as_shared(struct proc *parent)
 	int i;
 
 	for (i = 0; const_on && i < FAST_NCONST; i++) {
-		if (const_nrs[i] != 39 && const_nrs[i] != 110 &&
-		    const_nrs[i] != 111)
-			continue;	/* not getpid, getppid, getpgrp */
+		if (const_nrs[i] != SYS_getpid && const_nrs[i] != SYS_getppid &&
+		    const_nrs[i] != SYS_getpgrp)
+			continue;
 		if (uml_aspace_set_policy(parent->as, const_nrs[i],
 					  UML_POLICY_TRAP, 0) < 0)
 			die("cannot reset the policy of syscall %u",
@@ -158,7 +157,7 @@ void fast_aspace_init(struct proc *p)
 	int r;
 
 	if (thread_on) {
-		r = uml_aspace_set_policy(p->as, NR_GETTID, UML_POLICY_THREAD, 0);
+		r = uml_aspace_set_policy(p->as, SYS_gettid, UML_POLICY_THREAD, 0);
 		if (r < 0) {
 			warnx_("gettid stays trapped: %s", uml_strerror(r));
 			thread_on = false;
@@ -188,7 +187,7 @@ const char *fast_tier_name(unsigned long nr)
 	for (i = 0; i < ARRAY_SIZE(native_nrs); i++)
 		if (native_nrs[i] == nr)
 			return "native";
-	return nr == NR_GETTID ? "thread" : NULL;
+	return nr == SYS_gettid ? "thread" : NULL;
 }
 
 void fast_stats_print(void)
