@@ -134,14 +134,14 @@ static int futex_op(struct task *t, uint32_t enc, uint64_t uaddr)
 static int futex_deadline(struct task *t, int op, bool realtime, uint64_t uts)
 {
 	struct timespec ts, rt;
+	int r;
 
 	t->sys_deadline = 0;
 	if (!uts)
 		return 0;
-	if (copy_from_guest(t, &ts, uts, sizeof(ts)) < 0)
-		return -EFAULT;
-	if (!timespec_ok(&ts))
-		return -EINVAL;
+	r = timespec_from_guest(t, uts, &ts);
+	if (r)
+		return r;
 	if (op == FUTEX_WAIT) {
 		/* Relative, whatever the clock; a zero timeout is past. */
 		t->sys_deadline = ns_after(timespec_ns(&ts));

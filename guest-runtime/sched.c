@@ -67,6 +67,14 @@ bool timespec_ok(const struct timespec *ts)
 	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000L;
 }
 
+/* A valid timespec from guest @uts: 0, -EFAULT or -EINVAL. */
+int timespec_from_guest(struct task *t, uint64_t uts, struct timespec *ts)
+{
+	if (copy_from_guest(t, ts, uts, sizeof(*ts)) < 0)
+		return -EFAULT;
+	return timespec_ok(ts) ? 0 : -EINVAL;
+}
+
 /*
  * The relative timeout at guest @uts (NULL: none) of a waiting call
  * (ppoll, pselect6, epoll_pwait2, rt_sigtimedwait) as t->sys_deadline,
@@ -76,16 +84,16 @@ bool timespec_ok(const struct timespec *ts)
 int guest_timeout(struct task *t, uint64_t uts)
 {
 	struct timespec ts;
+	int r;
 
 	if (t->sys_again)
 		return 0;
 	t->sys_deadline = 0;
 	if (!uts)
 		return 0;
-	if (copy_from_guest(t, &ts, uts, sizeof(ts)) < 0)
-		return -EFAULT;
-	if (!timespec_ok(&ts))
-		return -EINVAL;
+	r = timespec_from_guest(t, uts, &ts);
+	if (r)
+		return r;
 	t->sys_deadline = ns_sat((__int128)now_ns() + timespec_ns(&ts) + 1);
 	return 0;
 }

@@ -370,6 +370,7 @@ int64_t timespec_ns(const struct timespec *ts);
 int64_t timeval_ns(const struct timeval *tv);
 int64_t ns_after(int64_t ns);
 bool timespec_ok(const struct timespec *ts);
+int timespec_from_guest(struct task *t, uint64_t uts, struct timespec *ts);
 int guest_timeout(struct task *t, uint64_t uts);
 extern struct task *current;
 
