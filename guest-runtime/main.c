@@ -52,8 +52,26 @@ static void usage(int status)
 		"              [--strace] [--stats] [--no-fast] [--max-procs=N]\n"
 		"              [--net=inet|none|host]\n"
 		"              [--] PROGRAM [ARGS...]\n"
-		"       umlrun --list-syscalls\n");
+		"       umlrun --list-syscalls | --version\n");
 	exit(status);
+}
+
+/* umlrun's, libuml's and, if loaded, skas.ko's versions. */
+static void version(void)
+{
+	char v[64] = "";
+	FILE *f;
+
+	printf("umlrun %s\nlibuml %s\n", UMLRUN_VERSION, uml_version());
+	f = fopen("/sys/module/skas/version", "r");
+	if (f && fgets(v, sizeof(v), f))
+		printf("skas.ko %s", v);
+	else
+		printf("skas.ko %s\n", access("/sys/module/skas", F_OK) ?
+		       "not loaded" : "loaded, no version");
+	if (f)
+		fclose(f);
+	exit(0);
 }
 
 static int parse_options(int argc, char **argv)
@@ -96,6 +114,8 @@ static int parse_options(int argc, char **argv)
 		} else if (strcmp(s, "--list-syscalls") == 0) {
 			syscall_list();
 			exit(0);
+		} else if (strcmp(s, "--version") == 0) {
+			version();
 		} else if (strcmp(s, "--help") == 0) {
 			usage(0);
 		} else {

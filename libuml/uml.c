@@ -22,6 +22,11 @@
 
 #define PAGE_MASK_ 0xfffULL
 
+const char *uml_version(void)
+{
+	return UML_VERSION;
+}
+
 const char *uml_backend_name(enum uml_backend backend)
 {
 	switch (backend) {

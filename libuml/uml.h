@@ -83,6 +83,11 @@ struct uml_host;
  * UML_BACKEND value), or another -errno.
  */
 int uml_host_open(struct uml_host **hostp, enum uml_backend backend);
+/*
+ * The version of libuml, which is the skas project's (skas.ko's
+ * MODULE_VERSION and umlrun's too): "MAJOR.MINOR.PATCH", static storage.
+ */
+const char *uml_version(void);
 void uml_host_close(struct uml_host *host);
 enum uml_backend uml_host_backend(const struct uml_host *host);
 const char *uml_backend_name(enum uml_backend backend);

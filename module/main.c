@@ -102,8 +102,15 @@ static const struct file_operations skas_dev_fops = {
 	.llseek		= noop_llseek,
 };
 
+/*
+ * A fixed minor from the range devices.txt reserves for local use (10,
+ * 243-254), as KVM has its own: kmod's static nodes then create /dev/skas
+ * at boot (the devname alias below) and its first open loads the module.
+ */
+#define SKAS_MINOR	249
+
 static struct miscdevice skas_dev = {
-	.minor	= MISC_DYNAMIC_MINOR,
+	.minor	= SKAS_MINOR,
 	.name	= "skas",
 	.fops	= &skas_dev_fops,
 	.mode	= 0660,
@@ -124,6 +131,12 @@ static int __init skas_init(void)
 	}
 
 	ret = misc_register(&skas_dev);
+	if (ret == -EBUSY) {
+		pr_notice("minor %d is taken: /dev/skas gets a dynamic one, and opening it cannot load the module\n",
+			  SKAS_MINOR);
+		skas_dev.minor = MISC_DYNAMIC_MINOR;
+		ret = misc_register(&skas_dev);
+	}
 	if (ret) {
 		pr_err("cannot register /dev/skas: %d\n", ret);
 		goto err_misc;
@@ -155,3 +168,6 @@ module_exit(skas_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("skas: address spaces and guest threads for user-mode kernels");
 MODULE_AUTHOR("The skas project");
+MODULE_VERSION(SKAS_VERSION);
+MODULE_ALIAS_MISCDEV(SKAS_MINOR);
+MODULE_ALIAS("devname:skas");

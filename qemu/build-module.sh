@@ -25,6 +25,6 @@ exec 7>"$out.lock"
 flock 7
 # Mirror the sources (rsync -c would do; plain cp keeps the dependency list short).
 rm -rf "$out/module" "$out/uapi"
-cp -a "$top/Kbuild" "$top/module" "$top/uapi" "$out/"
+cp -a "$top/Kbuild" "$top/VERSION" "$top/module" "$top/uapi" "$out/"
 make -s -C "$KDIR" M="$out" "$@" modules >&2
 echo "$out/skas.ko"

@@ -203,6 +203,10 @@ run_case "futex requeue, wake_op, bitsets, clocks and errors, as the kernel's" \
 	"$TESTBIN/futex"
 expect_output "setpgid's EPERM, EACCES and EINVAL, clone's flag rules, 32-bit numbers" \
 	"pgrp ok" "$TESTBIN/pgrp"
+ver=$($BB cat "$TOP/VERSION")
+if [ -e /sys/module/skas ]; then mod=$ver; else mod="not loaded"; fi
+expect_output "--version: umlrun's, libuml's and (in the VM) skas.ko's, all one" \
+	"$(printf 'umlrun %s\nlibuml %s\nskas.ko %s' "$ver" "$ver" "$mod")" --version
 run_case "sockets: unix pairs, SCM_RIGHTS, names, TCP and UDP on 127.0.0.1" \
 	"$TESTBIN/sock"
 expect_output "--net=none refuses inet sockets, unix ones work" \

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -25,9 +26,22 @@ TEST(device_node_is_0660_root)
 						  strerror(errno));
 	EXPECT_TRUE(S_ISCHR(st.st_mode));
 	EXPECT_EQ(10U, major(st.st_rdev));	/* MISC_MAJOR */
+	EXPECT_EQ(249U, minor(st.st_rdev));	/* fixed: devname:skas autoload */
 	EXPECT_EQ(0660U, st.st_mode & 07777);
 	EXPECT_EQ(0U, st.st_uid);
 	EXPECT_EQ(0U, st.st_gid);
+}
+
+/* MODULE_VERSION is the project's, as libuml's uml_version() is. */
+TEST(module_version_is_the_project_version)
+{
+	char v[64] = "";
+	FILE *f = fopen("/sys/module/skas/version", "r");
+
+	ASSERT_NE(NULL, f) TH_LOG("/sys/module/skas/version: %s", strerror(errno));
+	ASSERT_NE(NULL, fgets(v, sizeof(v), f));
+	fclose(f);
+	EXPECT_STREQ(SKAS_VERSION "\n", v);
 }
 
 TEST(device_opens)
