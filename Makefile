@@ -27,7 +27,7 @@ MODULE_FOR := $(KDIR)
 endif
 
 .PHONY: all help module user clang asan $(SUBDIRS) bench-programs init check check-native demo \
-	style sparse deps clean bench
+	style sparse htmldocs deps clean bench
 
 all: module user
 
@@ -47,6 +47,7 @@ help:
 	@echo 'make fuzz-runtime the runtime fuzzer alone (ASan umlrun); DURATION=s SEED='
 	@echo 'make style        checkpatch --strict on the module'
 	@echo 'make sparse       sparse (C=2) on the module'
+	@echo 'make htmldocs     Documentation/ as HTML in build/htmldocs (Sphinx, -W)'
 	@echo 'make deps         install the Debian packages the harness needs (root)'
 
 module:
@@ -140,6 +141,13 @@ style:
 	$(checkpatch) --strict --no-tree --terse --show-types \
 		-f \
 		$(wildcard module/*.c module/*.h) uapi/linux/skas.h
+
+# Documentation/ as HTML in build/htmldocs, warnings as errors; the
+# kernel-doc comments come in through the kernel's extension (conf.py).
+htmldocs:
+	@test -x $(checkpatch) || $(QEMU)/fetch-kernels.sh source-6.12
+	KERNEL_SRC=$(CACHE)/source/6.12/linux sphinx-build -W --keep-going -q \
+		-b html -d build/htmldocs/.doctrees Documentation build/htmldocs
 
 sparse:
 	$(QEMU)/build-module.sh $(MODULE_FOR) C=2 CHECK='sparse -Wsparse-error'

@@ -124,6 +124,11 @@ struct uml_aspace_info {
 /**
  * uml_aspace_create() - create an empty guest address space and its first
  * guest thread (parked, never run yet; its registers are zero).
+ * @host:    the backend.
+ * @asp:     receives the address space.
+ * @threadp: receives its first thread.
+ *
+ * Return: 0 or -errno.
  */
 int uml_aspace_create(struct uml_host *host, struct uml_aspace **asp,
 		      struct uml_thread **threadp);
@@ -159,6 +164,10 @@ struct uml_mem_op {
 
 /**
  * uml_aspace_mem() - apply a batch of map/unmap/protect operations, in order.
+ * @as:  the address space.
+ * @ops: the operations.
+ * @n:   how many.
+ * @err: NULL, or receives the failing operation's -errno (see below).
  *
  * Each operation must lie in [UML_GUEST_MIN, guest_top), outside the vDSO
  * and vvar, page aligned, len > 0 (-EINVAL otherwise).  MAP: @flags exactly
@@ -269,11 +278,14 @@ struct uml_exit {
 
 /**
  * uml_thread_regs() - the thread's register block.
+ * @t: the thread.
  *
  * The block is valid while the thread is stopped (between runs): read it
  * after uml_thread_run() returns, modify it in place, and the next
  * uml_thread_run() resumes the guest with it.  On the skas backend it lives
  * in the thread's mmapped run page, so no copy is made.
+ *
+ * Return: the block; never NULL.
  */
 struct uml_regs *uml_thread_regs(struct uml_thread *t);
 
@@ -311,7 +323,9 @@ int uml_thread_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp);
 
 /**
  * uml_thread_get_xstate() - the thread's whole FPU/vector state.
- * @buf, @len: where to put it; @len 0 just asks for the size.
+ * @t:   the thread, stopped.
+ * @buf: where to put it.
+ * @len: its size; 0 just asks for the size.
  *
  * The image is the XSAVE standard (non-compacted) format, as
  * PTRACE_GETREGSET(NT_X86_XSTATE) and core dumps have it: the FXSAVE area
@@ -332,6 +346,7 @@ int uml_thread_set_xstate(struct uml_thread *t, const void *buf, size_t len);
 
 /**
  * uml_thread_clone() - create a guest thread or process from @parent.
+ * @parent:    the thread to copy, stopped.
  * @flags:     0 for fork: a new address space, a copy-on-write duplicate of
  *             the parent's; UML_CLONE_THREAD for a thread sharing the
  *             parent's address space.
@@ -341,6 +356,8 @@ int uml_thread_set_xstate(struct uml_thread *t, const void *buf, size_t len);
  *
  * The parent must be stopped.  The child never runs a guest instruction
  * before its first uml_thread_run().
+ *
+ * Return: 0 or -errno.
  */
 int uml_thread_clone(struct uml_thread *parent, unsigned int flags,
 		     struct uml_thread **childp, struct uml_aspace **child_asp);
@@ -403,6 +420,7 @@ enum uml_policy {
 
 /**
  * uml_host_policies() - which tiers this host supports.
+ * @host: the backend.
  *
  * Return: a mask of UML_POLICY_BIT(UML_POLICY_*); UML_POLICY_TRAP is always
  * in it.  ptrace: TRAP only.  skas: TRAP, plus CONST if skas.ko has
@@ -412,6 +430,7 @@ unsigned int uml_host_policies(const struct uml_host *host);
 
 /**
  * uml_aspace_set_policy() - set how syscall @nr of @as is handled.
+ * @as:     the address space.
  * @nr:     x86-64 syscall number, below UML_POLICY_NR.
  * @action: enum uml_policy.
  * @value:  the result for UML_POLICY_CONST (a negative value is an error
@@ -430,6 +449,8 @@ int uml_aspace_set_policy(struct uml_aspace *as, unsigned int nr,
 
 /**
  * uml_thread_set_value() - what @t's syscalls with UML_POLICY_THREAD return.
+ * @t:     the thread.
+ * @value: the value.
  *
  * Call it while @t is stopped (between runs), e.g. with the guest tid
  * before a new thread's first run: a new thread's value is 0.

@@ -67,6 +67,7 @@ step build-user-clang make -j2 clang
 step build-asan make -j2 asan
 step checkpatch make style
 step sparse make sparse KVER=6.12
+step htmldocs make htmldocs
 
 # Native tests: their own TAP, counted per subtest.
 n=$((n + 1))
