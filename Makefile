@@ -83,8 +83,8 @@ clang:
 
 # umlrun and libuml under AddressSanitizer and UBSan, for the runtime fuzzer
 # (selftests/runtime/fuzz.sh): a dynamic umlrun in build/asan, from a copy
-# of libuml/, guest-runtime/ and uapi/ (only changed files are copied, so
-# rebuilds are incremental).  The stub and the guests stay static and
+# of VERSION, libuml/, guest-runtime/ and uapi/ (only changed files are
+# copied, so rebuilds are incremental).  The stub and the guests stay static and
 # unsanitized: they are separate programs.
 ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
@@ -92,7 +92,7 @@ asan: build/asan/guest-runtime/umlrun
 .PHONY: build/asan/guest-runtime/umlrun
 build/asan/guest-runtime/umlrun:
 	@mkdir -p build/asan
-	git ls-files -z libuml guest-runtime uapi | xargs -0 cp -u --parents -t build/asan
+	git ls-files -z VERSION libuml guest-runtime uapi | xargs -0 cp -u --parents -t build/asan
 	$(MAKE) -C build/asan/libuml CFLAGS='$(ASAN_CFLAGS)'
 	$(MAKE) -C build/asan/guest-runtime CFLAGS='$(ASAN_CFLAGS)' STATIC=
 
