@@ -24,15 +24,16 @@ for p in /usr/bin/make /usr/bin/gcc /usr/bin/ar; do
 done
 W=$(mktemp -d "${TMPDIR:-/tmp}/selfhost.XXXXXX") || exit 1
 trap 'rm -rf "$W"' EXIT
-find libuml guest-runtime uapi -type f \( -name '*.[chS]' -o -name Makefile \
-	-o -name '*.def' -o -name '*.sh' \) | cpio -pdm --quiet "$W/src"
+{ echo VERSION; find libuml guest-runtime uapi -type f \( -name '*.[chS]' \
+	-o -name Makefile -o -name '*.def' -o -name '*.sh' -o -name '*.map' \); } |
+	cpio -pdm --quiet "$W/src"
 build() {
 	$1 make -s -j2 -C "$W/src/libuml" > "$W/log" 2>&1 &&
 		$1 make -s -j2 -C "$W/src/guest-runtime" >> "$W/log" 2>&1
 }
 products() {
 	(cd "$W/src" && find . \( -name '*.o' -o -name '*.a' -o -name '*.elf' \
-		-o -name umlrun \) -type f | sort)
+		-o -name 'libuml.so.*' -o -name umlrun \) -type f | sort)
 }
 clean() {
 	make -s -C "$W/src/libuml" clean && make -s -C "$W/src/guest-runtime" clean
