@@ -27,7 +27,7 @@ MODULE_FOR := $(KDIR)
 endif
 
 .PHONY: all help module user clang asan $(SUBDIRS) bench-programs init check check-native demo \
-	style sparse htmldocs deps clean bench
+	style sparse htmldocs deps clean bench install modules_install dkms-install
 
 all: module user
 
@@ -49,9 +49,39 @@ help:
 	@echo 'make sparse       sparse (C=2) on the module'
 	@echo 'make htmldocs     Documentation/ as HTML in build/htmldocs (Sphinx, -W)'
 	@echo 'make deps         install the Debian packages the harness needs (root)'
+	@echo 'make install      libuml, umlrun, the udev rule; PREFIX= DESTDIR='
+	@echo 'make modules_install  skas.ko for KDIR/KVER into DESTDIR/lib/modules'
+	@echo 'make dkms-install the module sources and dkms.conf in DESTDIR/usr/src'
 
 module:
 	$(QEMU)/build-module.sh $(MODULE_FOR)
+
+# ---- install ----
+VERSION := $(shell cat VERSION)
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+DKMSDIR ?= /usr/src/skas-$(VERSION)
+MODULE_SOURCES := Kbuild VERSION $(wildcard module/*.c module/*.h) uapi/linux/skas.h
+
+# User space: libuml (libuml.so.0, libuml.a, uml.h, linux/skas.h,
+# libuml.pc), umlrun and the udev rule.  The module: modules_install for
+# the kernel of KDIR/KVER, or dkms-install for DKMS to build it.
+install: user
+	$(MAKE) -C libuml install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	install -D -m 755 guest-runtime/umlrun $(DESTDIR)$(BINDIR)/umlrun
+	install -D -m 644 udev/60-skas.rules $(DESTDIR)$(UDEVRULESDIR)/60-skas.rules
+
+modules_install:
+	$(QEMU)/build-module.sh $(MODULE_FOR) --install $(DESTDIR)
+
+# The module's sources and dkms.conf in /usr/src/skas-VERSION, as
+# WireGuard's dkms-install does; then `dkms install skas/VERSION`.
+dkms-install:
+	for f in $(MODULE_SOURCES); do \
+		install -D -m 644 $$f $(DESTDIR)$(DKMSDIR)/$$f || exit 1; \
+	done
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in > $(DESTDIR)$(DKMSDIR)/dkms.conf
 
 user: $(SUBDIRS) bench-programs init
 
