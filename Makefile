@@ -49,7 +49,7 @@ help:
 	@echo 'make sparse       sparse (C=2) on the module'
 	@echo 'make htmldocs     Documentation/ as HTML in build/htmldocs (Sphinx, -W)'
 	@echo 'make deps         install the Debian packages the harness needs (root)'
-	@echo 'make install      libuml, umlrun, the udev rule; PREFIX= DESTDIR='
+	@echo 'make install      libuml, umlrun, man pages, the udev rule; PREFIX= DESTDIR='
 	@echo 'make modules_install  skas.ko for KDIR/KVER into DESTDIR/lib/modules'
 	@echo 'make dkms-install the module sources and dkms.conf in DESTDIR/usr/src'
 
@@ -60,17 +60,19 @@ module:
 VERSION := $(shell cat VERSION)
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
 UDEVRULESDIR ?= /usr/lib/udev/rules.d
 DKMSDIR ?= /usr/src/skas-$(VERSION)
 MODULE_SOURCES := Kbuild VERSION $(wildcard module/*.c module/*.h) uapi/linux/skas.h
 
 # User space: libuml (libuml.so.0, libuml.a, uml.h, linux/skas.h,
-# libuml.pc), umlrun and the udev rule.  The module: modules_install for
+# libuml.pc), umlrun, the man pages and the udev rule.  The module: modules_install for
 # the kernel of KDIR/KVER, or dkms-install for DKMS to build it.
 install: user
 	$(MAKE) -C libuml install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 	install -D -m 755 guest-runtime/umlrun $(DESTDIR)$(BINDIR)/umlrun
 	install -D -m 644 udev/60-skas.rules $(DESTDIR)$(UDEVRULESDIR)/60-skas.rules
+	man/install.sh $(DESTDIR)$(MANDIR)
 
 modules_install:
 	$(QEMU)/build-module.sh $(MODULE_FOR) --install $(DESTDIR)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The project as a user installs it, into a scratch root: `make install`
-# (umlrun, libuml, the udev rule), `make dkms-install` (the module's
+# (umlrun, libuml, the man pages, the udev rule), `make dkms-install` (the module's
 # sources and a dkms.conf whose version and supported kernels are right,
 # built here exactly as its MAKE line says) and `make modules_install`
 # (skas.ko under lib/modules/<release>/updates with its aliases).  The
@@ -20,7 +20,7 @@ skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; skip=$((skip + 1)); }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; return 1; fi; }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 make -s install DESTDIR="$root" PREFIX=/usr > "$root/install.log" 2>&1
 st=$?
 check "make install DESTDIR= PREFIX=/usr" '[ $st -eq 0 ]' || sed 's/^/# /' "$root/install.log" | tail -20
@@ -29,6 +29,16 @@ check "umlrun, libuml and the udev rule are installed" \
 	 [ -f "$root/usr/lib/udev/rules.d/60-skas.rules" ]'
 check "the installed umlrun says the project's version" \
 	'"$root/usr/bin/umlrun" --version | head -n 1 | grep -qx "umlrun $ver"'
+# Every exported function has a page (its own, or a .so to its group's),
+# and every page renders without a warning from man or groff.
+man=$root/usr/share/man
+missing=$(for f in $(sed -n 's/@@.*//p' libuml/libuml.abi) libuml; do
+	[ -f "$man/man3/$f.3" ] || echo "$f"; done; [ -f "$man/man1/umlrun.1" ] || echo umlrun)
+warn=$(cd "$man" && for p in man1/*.1 man3/*.3; do
+	MANWIDTH=80 man --warnings -E UTF-8 -l "$p" 2>&1 > /dev/null; done)
+check "man pages: umlrun(1), libuml(3) and every exported function, warning-free" \
+	'[ -z "$missing$warn" ] && grep -q "skas $ver" "$man/man1/umlrun.1"' ||
+	echo "$missing $warn" | head -n 10 | sed 's/^/# /'
 
 d=$root/usr/src/skas-$ver
 make -s dkms-install DESTDIR="$root" > "$root/dkms.log" 2>&1
