@@ -6,7 +6,7 @@
 # name a page's NAME section lists, a ".so" page pointing at it (as
 # liburing's man/ does with links).  Usage: man/install.sh DIR
 set -e
-dir=${1:?usage: man/install.sh MANDIR}
+dir=$(realpath -m "${1:?usage: man/install.sh MANDIR}")
 cd "$(dirname "$0")"
 ver=$(cat ../VERSION)
 for page in *.1 *.3; do
