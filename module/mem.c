@@ -458,3 +458,97 @@ long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write)
 		return done;
 	return n < 0 ? n : -EFAULT;
 }
+
+/**
+ * skas_aspace_exec() - run a memory batch in a stopped thread of @as.
+ * @as:  the address space.
+ * @req: the batch; req->done and req->error are set.
+ *
+ * Return: 0 (see @req for the outcome), -ENOENT if no thread ever attached,
+ * -ESRCH if all attached threads are dead, -EBUSY if none is stopped and
+ * free (they are being run).
+ */
+long skas_aspace_exec(struct skas_aspace *as, struct skas_mem_req *req)
+{
+	struct skas_thread *t, *found = NULL;
+	bool attached = false, alive = false;
+
+	mutex_lock(&as->lock);
+	list_for_each_entry(t, &as->threads, node) {
+		attached |= READ_ONCE(t->attached);
+		alive |= READ_ONCE(t->attached) &&
+			 READ_ONCE(t->state) != SKAS_T_DEAD;
+		if (READ_ONCE(t->state) == SKAS_T_STOPPED &&
+		    mutex_trylock(&t->run_lock)) {
+			skas_thread_get(t);
+			found = t;
+			break;
+		}
+	}
+	mutex_unlock(&as->lock);
+	if (!found)
+		return !attached ? -ENOENT : alive ? -EBUSY : -ESRCH;
+	skas_thread_exec(found, req);
+	mutex_unlock(&found->run_lock);
+	skas_thread_put(found);
+	return 0;
+}
+
+/**
+ * skas_aspace_sole_thread() - the only live thread of @as, stopped.
+ * @as: the address space.
+ * @tp: receives the thread, with a reference and its run_lock held.
+ *
+ * Return: 0, -ENOENT (none ever attached), -ESRCH (all dead), -EBUSY
+ * (more than one live thread, or the one is being run).
+ */
+long skas_aspace_sole_thread(struct skas_aspace *as, struct skas_thread **tp)
+{
+	struct skas_thread *t, *live = NULL;
+	bool attached = false, found = false;
+	int n = 0;
+
+	mutex_lock(&as->lock);
+	list_for_each_entry(t, &as->threads, node) {
+		attached |= READ_ONCE(t->attached);
+		if (READ_ONCE(t->task) && READ_ONCE(t->state) != SKAS_T_DEAD) {
+			live = t;
+			n++;
+		}
+	}
+	if (n == 1 && READ_ONCE(live->attached) &&
+	    mutex_trylock(&live->run_lock)) {
+		skas_thread_get(live);
+		*tp = live;
+		found = true;
+	}
+	mutex_unlock(&as->lock);
+	if (found)
+		return 0;
+	return !attached ? -ENOENT : n ? -EBUSY : -ESRCH;
+}
+
+/**
+ * skas_aspace_task() - a live host task of @as, with a task reference.
+ * @as: the address space.
+ *
+ * Return: the task, or NULL if no thread has a live task.
+ */
+struct task_struct *skas_aspace_task(struct skas_aspace *as)
+{
+	struct task_struct *task = NULL;
+	struct skas_thread *t;
+	unsigned long flags;
+
+	mutex_lock(&as->lock);
+	list_for_each_entry(t, &as->threads, node) {
+		spin_lock_irqsave(&t->lock, flags);
+		if (t->task && t->state != SKAS_T_DEAD)
+			task = get_task_struct(t->task);
+		spin_unlock_irqrestore(&t->lock, flags);
+		if (task)
+			break;
+	}
+	mutex_unlock(&as->lock);
+	return task;
+}

@@ -215,6 +215,9 @@ long skas_aspace_mem(struct skas_aspace *as, void __user *uarg);
 long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write);
 long skas_aspace_reset(struct skas_aspace *as);
 long skas_aspace_install_fd(struct skas_aspace *as, void __user *uarg);
+long skas_aspace_exec(struct skas_aspace *as, struct skas_mem_req *req);
+long skas_aspace_sole_thread(struct skas_aspace *as, struct skas_thread **tp);
+struct task_struct *skas_aspace_task(struct skas_aspace *as);
 
 /* guest.c */
 void skas_take_fault(struct skas_run *ev);
@@ -234,20 +237,23 @@ void skas_thread_forked(struct skas_thread *t, struct task_struct *child);
 /* thread.c */
 struct skas_thread *skas_thread_new(struct skas_aspace *as);
 struct file *skas_thread_file(struct skas_thread *t);
-void skas_thread_exec(struct skas_thread *t, struct skas_mem_req *req);
-long skas_aspace_sole_thread(struct skas_aspace *as, struct skas_thread **tp);
 int skas_thread_queue(struct skas_thread *t, struct callback_head *work,
 		      enum task_work_notify_mode mode);
-int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args);
-long skas_aspace_exec(struct skas_aspace *as, struct skas_mem_req *req);
-struct task_struct *skas_aspace_task(struct skas_aspace *as);
 long skas_create_thread(struct skas_aspace *as, void __user *uarg);
 void skas_thread_get(struct skas_thread *t);
 void skas_thread_put(struct skas_thread *t);
 void skas_thread_kill(struct skas_thread *t, bool group);
+void skas_thread_exited(struct skas_thread *t, struct task_struct *task);
+
+/* run.c */
+void skas_run_init(struct skas_thread *t);
+long skas_thread_run(struct skas_thread *t);
+long skas_thread_kick(struct skas_thread *t);
+void skas_thread_kick_locked(struct skas_thread *t);
+void skas_thread_exec(struct skas_thread *t, struct skas_mem_req *req);
+int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args);
 void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 			      long id);
-void skas_thread_exited(struct skas_thread *t, struct task_struct *task);
 void skas_thread_fault(struct skas_thread *t, int sig);
 void skas_thread_signal(struct skas_thread *t);
 

@@ -1,0 +1,872 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The run path of a guest thread: the guest's side (the sys_enter and
+ * signal probes, stop_work, the park) and the runtime's (SKAS_RUN, kicks,
+ * a memory batch run in the guest).
+ *
+ * A guest task never runs a syscall: the sys_enter probe records it, makes
+ * the kernel skip it (orig_ax = -1) and queues stop_work.  The task_work
+ * runs on the way back to user mode, in the guest's own process context:
+ * it publishes the event in the run page, wakes the runtime and sleeps
+ * until SKAS_RUN hands it new registers, which it writes to its pt_regs
+ * before returning to user mode.  Faults (signal_generate probe) and kicks
+ * (kick_work, queued with TWA_SIGNAL) park the same way.
+ *
+ * Every queued task_work holds a reference on the thread; task_works can't
+ * be cancelled, so the object lives until they have run (they run at the
+ * latest in do_exit()).
+ */
+
+#include <linux/errno.h>
+#include <linux/ptrace.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <linux/string.h>
+#include <linux/task_work.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <asm/syscall.h>
+#include <asm/unistd.h>
+
+#include "skas.h"
+
+/**
+ * skas_guest_end() - kill the guest for @cause.  Runs in the guest.
+ * @t:     the thread of current.
+ * @cause: SKAS_END_*, reported with this thread's SKAS_EXIT_EXITED.
+ *
+ * SIGKILL takes the whole thread group: what made the module give up
+ * (a tracer, a syscall the kernel did not skip, a native syscall that did
+ * not come) concerns the task, not one operation.  Other guests are not
+ * affected.  Also called from the sys_enter probe (atomic); never with
+ * t->lock held.
+ */
+static void skas_guest_end(struct skas_thread *t, u32 cause)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (!t->end_cause)
+		t->end_cause = cause;
+	spin_unlock_irqrestore(&t->lock, flags);
+	force_sig(SIGKILL);
+}
+
+/*
+ * A traced guest is not one: a tracer's stops come before the sys_enter
+ * probe (syscall entry, get_signal() on the way to user mode) and can
+ * rewrite what the module relies on, such as the registers of an armed
+ * native syscall.
+ */
+static bool skas_guest_traced(struct skas_thread *t)
+{
+	if (likely(!READ_ONCE(current->ptrace)))
+		return false;
+	skas_guest_end(t, SKAS_END_PTRACED);
+	return true;
+}
+
+/*
+ * The policy of a 64-bit syscall, applied in the probe without a stop:
+ * CONST and THREAD answer it (it is skipped: orig_ax = -1 already, and ax
+ * gets the value); NATIVE lets it run on the host in this task (orig_ax
+ * back to @id) if it passes the safe list's check.  Return: true if
+ * handled, false to trap it.
+ */
+static bool skas_policy_apply(struct skas_thread *t, struct pt_regs *regs,
+			      long id)
+{
+	struct skas_policy_entry *p;
+
+	/* Pairs with the release that publishes the table. */
+	p = smp_load_acquire(&t->as->policy);
+	if (!p || id < 0 || id >= SKAS_POLICY_NR || in_ia32_syscall())
+		return false;
+	/* Pairs with the release in SKAS_SET_POLICY: the value is set. */
+	switch (smp_load_acquire(&p[id].action)) {
+	case SKAS_POLICY_CONST:
+		regs->ax = READ_ONCE(p[id].value);
+		return true;
+	case SKAS_POLICY_THREAD:
+		regs->ax = READ_ONCE(t->run->thread_value);
+		return true;
+	case SKAS_POLICY_NATIVE:
+		if (!skas_native_ok(id, regs))
+			return false;
+		regs->orig_ax = id;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * restart_syscall runs on the host only to go on with the NATIVE syscall
+ * that this thread's last stop interrupted (-ERESTART_RESTARTBLOCK: the
+ * restart block is the one that syscall set up), at the instruction it was
+ * interrupted at.  Any other restart_syscall is trapped.  One chance: the
+ * next syscall of the thread consumes it.
+ */
+static bool skas_native_restart(struct skas_thread *t, struct pt_regs *regs,
+				long id, bool restart_ok)
+{
+	if (!restart_ok || id != __NR_restart_syscall || in_ia32_syscall() ||
+	    regs->ip != t->restart_ip + 2)
+		return false;
+	regs->orig_ax = id;
+	return true;
+}
+
+/* The armed native syscall's arguments, as skas_native_arm() set them. */
+static bool skas_native_args_match(struct skas_thread *t,
+				   const struct pt_regs *regs)
+{
+	const unsigned long *a = t->native_args;
+
+	return regs->di == a[0] && regs->si == a[1] && regs->dx == a[2] &&
+	       regs->r10 == a[3] && regs->r8 == a[4] && regs->r9 == a[5];
+}
+
+/**
+ * skas_thread_trap_syscall() - sys_enter probe for a guest task.
+ * @t:    the thread of current.
+ * @regs: current's pt_regs.
+ * @id:   the syscall number.
+ *
+ * Runs with preemption disabled.  The syscall is skipped unless the
+ * runtime allowed it: a one-shot skas_native_arm(), a NATIVE policy entry,
+ * or the restart of an interrupted NATIVE syscall.  A traced guest is
+ * killed (skas_guest_traced()).
+ */
+void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
+			      long id)
+{
+	struct skas_exit_syscall *sc = &t->ev.exit.syscall;
+	unsigned long flags;
+	bool restart_ok;
+
+	if (skas_guest_traced(t)) {
+		regs->orig_ax = -1;
+		return;
+	}
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->native_armed) {
+		/* The one syscall skas_native_arm() set up, or nothing. */
+		t->native_armed = false;
+		t->native_passed = regs->ip == t->native_ip &&
+				   id == t->native_nr && !in_ia32_syscall() &&
+				   skas_native_args_match(t, regs);
+		if (!t->native_passed || t->native_bounce)
+			regs->orig_ax = -1;
+		if (!skas_thread_queue(t, &t->stop_work, TWA_RESUME)) {
+			t->native_active = true;
+			t->stop_queued = true;
+		}
+		goto out;
+	}
+	regs->orig_ax = -1;
+	restart_ok = t->restart_ok;
+	t->restart_ok = false;
+	if (t->state != SKAS_T_RUNNING || t->stop_queued)
+		goto out;
+	if (skas_native_restart(t, regs, id, restart_ok) ||
+	    skas_policy_apply(t, regs, id))
+		goto out;
+	memset(&t->ev, 0, sizeof(t->ev));
+	t->ev.exit_reason = SKAS_EXIT_SYSCALL;
+	t->entry_ax = regs->ax;
+	sc->nr = id;
+	if (in_ia32_syscall()) {
+		sc->abi = SKAS_ABI_IA32;
+		sc->args[0] = (u32)regs->bx;
+		sc->args[1] = (u32)regs->cx;
+		sc->args[2] = (u32)regs->dx;
+		sc->args[3] = (u32)regs->si;
+		sc->args[4] = (u32)regs->di;
+		sc->args[5] = (u32)regs->bp;
+	} else {
+		sc->abi = (id & __X32_SYSCALL_BIT) ? SKAS_ABI_X32 : SKAS_ABI_64;
+		sc->args[0] = regs->di;
+		sc->args[1] = regs->si;
+		sc->args[2] = regs->dx;
+		sc->args[3] = regs->r10;
+		sc->args[4] = regs->r8;
+		sc->args[5] = regs->r9;
+	}
+	if (!skas_thread_queue(t, &t->stop_work, TWA_RESUME))
+		t->stop_queued = true;
+out:
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/**
+ * skas_thread_fault() - signal_generate probe: a fault signal for current.
+ * @t:   the thread of current.
+ * @sig: the signal (already queued on current).
+ *
+ * Called with current's siglock held.  get_signal() runs task_works before
+ * it dequeues anything, so stop_work takes the signal off the queue before
+ * it can be delivered, and reports it.
+ */
+void skas_thread_fault(struct skas_thread *t, int sig)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->state == SKAS_T_RUNNING && !t->stop_queued) {
+		memset(&t->ev, 0, sizeof(t->ev));
+		t->ev.exit_reason = SKAS_EXIT_FAULT;
+		t->ev.exit.fault.signo = sig;
+		if (!skas_thread_queue(t, &t->stop_work, TWA_RESUME))
+			t->stop_queued = true;
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/**
+ * skas_thread_signal() - signal_generate probe: an outside signal for a
+ * guest task.
+ * @t: the thread of the signal's target.
+ *
+ * Any signal but SIGKILL and the task's own faults: a kill() from outside,
+ * a terminal's, SIGPIPE or SIGXFSZ from a NATIVE syscall.  The guest task
+ * blocks it (skas_guest_block_signals()), so it is only queued; report it
+ * like a kick (SKAS_EXIT_INTERRUPTED), and the park drops it from the
+ * queue.  Called with the target's siglock held.
+ */
+void skas_thread_signal(struct skas_thread *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	skas_thread_kick_locked(t);
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/* A SKAS_MEM batch is over (done, failed or waiting no more): stop. */
+static void skas_guest_ops_done(struct skas_thread *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->state = SKAS_T_STOPPED;
+	spin_unlock_irqrestore(&t->lock, flags);
+	__wake_up_sync(&t->rt_wq, TASK_NORMAL);
+}
+
+/*
+ * skas_thread_kill() of one thread of a guest thread group: leave with a
+ * native exit(0), which ends only this task.
+ */
+static void skas_guest_self_exit(struct skas_thread *t)
+{
+	static const unsigned long args[6];
+
+	if (skas_native_arm(t, __NR_exit, args) > 0) {
+		t->native_exit = true;
+		return;
+	}
+	force_sig(SIGKILL);	/* no syscall instruction: the group goes */
+}
+
+/*
+ * A parked guest sleeps interruptibly and freezable (no load, no hung-task
+ * warning either way).  Freezable alone serves the suspend freezer, which
+ * freezes the sleep in place; the cgroup v2 freezer and a ptrace stop need
+ * the task in get_signal(), on its way to user mode, and wake the sleep
+ * with TIF_SIGPENDING for that, as does a task_work queued with
+ * TWA_SIGNAL: see skas_guest_bounce().  Every other signal is blocked.
+ */
+#define SKAS_PARK_STATE	(TASK_INTERRUPTIBLE | TASK_FREEZABLE)
+
+static bool skas_guest_woken(struct skas_thread *t)
+{
+	int state = READ_ONCE(t->state);
+
+	return state == SKAS_T_RUNNING || state == SKAS_T_OPS ||
+	       READ_ONCE(t->exit_req);
+}
+
+/* SKAS_RUN released us: load its registers. */
+static void skas_guest_resume(struct skas_thread *t)
+{
+	/* The restart of an interrupted NATIVE call: only where it was. */
+	if (t->regs_in.rip != t->restart_ip)
+		t->restart_ok = false;
+	skas_regs_from_user(task_pt_regs(current), &t->regs_in);
+}
+
+/*
+ * Leave the park for get_signal() and come back: return to user mode at
+ * the vDSO's syscall instruction with a syscall armed that never runs
+ * (orig_ax = -1 in the probe) and whose stop_work restores the registers
+ * and waits again (skas_native_done()).  The state stays as it is: the
+ * runtime may run or use the thread meanwhile, the wait sees it after.
+ * get_signal() runs pending task_works first, so a bounce cannot be done
+ * from the task_work itself: it would park again at once.
+ *
+ * Return: true if the caller must return to user mode (bounced, or the
+ * vDSO's instruction was changed and the guest is being killed).
+ */
+static bool skas_guest_bounce(struct skas_thread *t)
+{
+	static const unsigned long args[6];
+	unsigned long flags;
+	int ret;
+
+	ret = skas_native_arm(t, __NR_getpid, args);
+	if (ret > 0) {
+		spin_lock_irqsave(&t->lock, flags);
+		t->native_bounce = true;
+		spin_unlock_irqrestore(&t->lock, flags);
+	}
+	return ret != -EOPNOTSUPP;
+}
+
+/*
+ * A kick or a fault stops the guest while a bounce is out, before its
+ * syscall: the registers are the bounce's.  Put back the parked ones, and
+ * the runtime's if it ran the thread meanwhile (RUNNING), as the wait
+ * would have.
+ */
+static void skas_bounce_cancel(struct skas_thread *t, struct pt_regs *regs)
+{
+	unsigned long flags;
+	bool running;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->native_armed = false;
+	t->native_bounce = false;
+	t->bounce_kick = false;
+	running = t->state == SKAS_T_RUNNING;
+	spin_unlock_irqrestore(&t->lock, flags);
+	*regs = t->native_saved;
+	if (running)
+		skas_guest_resume(t);
+}
+
+/*
+ * Sleep until the runtime wakes us.  Return: true to go on, false to
+ * return to user mode now (dying, killed, bounced).
+ */
+static bool skas_guest_sleep(struct skas_thread *t)
+{
+	if (!wait_event_state(t->guest_wq, skas_guest_woken(t),
+			      SKAS_PARK_STATE))
+		return true;
+	if (skas_dying() || skas_guest_traced(t) || skas_guest_bounce(t))
+		return false;
+	/* No syscall instruction to bounce through: killable, unfreezable. */
+	return !wait_event_killable(t->guest_wq, skas_guest_woken(t));
+}
+
+/*
+ * The parked guest's loop: sleep until SKAS_RUN releases us (load the new
+ * registers and return to user mode) or SKAS_MEM hands us a batch (run it
+ * and sleep again).  A batch operation that needs a real syscall in this
+ * task (skas_native_arm()) returns to user mode to make it; the batch goes
+ * on in stop_work once the syscall is done.  Only SIGKILL cuts the park
+ * short; other wake-ups come back to it (skas_guest_sleep()).
+ */
+static void skas_guest_wait(struct skas_thread *t)
+{
+	for (;;) {
+		if (!skas_guest_sleep(t) || skas_guest_traced(t))
+			return;
+		if (READ_ONCE(t->exit_req) &&
+		    READ_ONCE(t->state) != SKAS_T_OPS) {
+			skas_guest_self_exit(t);
+			return;
+		}
+		if (READ_ONCE(t->state) == SKAS_T_RUNNING)
+			break;
+		/* SKAS_MEM: run the batch here, in the guest's mm. */
+		if (skas_mem_exec(t, t->req))
+			return;
+		skas_guest_ops_done(t);
+	}
+	skas_guest_resume(t);
+}
+
+/*
+ * A stop (a kick) cut a NATIVE syscall short: do here what the kernel's
+ * restart logic (arch_do_signal_or_restart()) would do after the
+ * task_works, since the registers the runtime gets and gives back never
+ * carry a syscall to restart (orig_ax = -1).  So rip is back at the
+ * syscall instruction and rax holds the number again, or restart_syscall
+ * for a call that set up a restart block; resuming unchanged restarts it.
+ * Only this 64-bit ABI can be NATIVE.
+ */
+static void skas_native_interrupted(struct skas_thread *t,
+				    struct pt_regs *regs)
+{
+	if ((long)regs->orig_ax < 0)
+		return;
+	switch ((long)regs->ax) {
+	case -ERESTARTNOHAND:
+	case -ERESTARTSYS:
+	case -ERESTARTNOINTR:
+		regs->ax = regs->orig_ax;
+		regs->ip -= 2;
+		break;
+	case -ERESTART_RESTARTBLOCK:
+		regs->ax = __NR_restart_syscall;
+		regs->ip -= 2;
+		t->restart_ok = true;
+		t->restart_ip = regs->ip;
+		break;
+	}
+	regs->orig_ax = -1;
+}
+
+/*
+ * Park the guest: publish @ev and the registers, wake the runtime, then
+ * wait.  Runs in the guest's process context, on its way to user mode.
+ */
+static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
+			    bool first)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+	struct skas_run *run = t->run;
+	unsigned long flags;
+
+	if (skas_guest_traced(t))
+		return;
+	if (READ_ONCE(t->native_bounce)) {
+		skas_bounce_cancel(t, regs);
+		if (ev->exit_reason == SKAS_EXIT_FAULT) {
+			/* The vDSO's instruction faulted: not a syscall. */
+			skas_guest_end(t, SKAS_END_NATIVE);
+			return;
+		}
+	}
+	if (first) {
+		WRITE_ONCE(t->as->syscall_insn, skas_find_syscall_insn());
+		memset(&run->regs, 0, sizeof(run->regs));
+	} else if (t->clone_start) {
+		/*
+		 * A clone child starts with its parent's guest registers, not
+		 * with those of the native clone it came out of.
+		 */
+		t->clone_start = false;
+		*regs = t->clone_regs;
+		regs->orig_ax = -1;
+		skas_regs_to_user(&run->regs, regs);
+	} else {
+		skas_native_interrupted(t, regs);
+		if (ev->exit_reason == SKAS_EXIT_FAULT)
+			skas_take_fault(ev);
+		/*
+		 * A skipped syscall leaves ax as the entry code set it (the
+		 * probe saw it).  Anything else means this kernel ran it
+		 * despite orig_ax = -1: kill this guest, and only this one
+		 * (every guest is checked at each of its own traps).
+		 */
+		if (ev->exit_reason == SKAS_EXIT_SYSCALL &&
+		    regs->ax != t->entry_ax) {
+			skas_guest_end(t, SKAS_END_SKIP);
+			return;
+		}
+		skas_regs_to_user(&run->regs, regs);
+		if (ev->exit_reason == SKAS_EXIT_SYSCALL)
+			run->regs.orig_rax = ev->exit.syscall.nr;
+	}
+	/* After skas_take_fault(): outside signals go, the fault's too. */
+	skas_guest_flush_signals();
+	run->exit = ev->exit;
+	run->flags = 0;
+	memset(run->reserved, 0, sizeof(run->reserved));
+	WRITE_ONCE(run->exit_reason, ev->exit_reason);
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->state = SKAS_T_STOPPED;
+	t->attached = true;
+	spin_unlock_irqrestore(&t->lock, flags);
+	__wake_up_sync(&t->rt_wq, TASK_NORMAL);
+
+	skas_guest_wait(t);
+}
+
+/**
+ * skas_native_arm() - make the guest execute one real syscall.
+ * @t:    the thread of current, parked in state SKAS_T_OPS.
+ * @nr:   the x86-64 syscall number.
+ * @args: its six arguments.
+ *
+ * Points current's registers at the vDSO's syscall instruction and arms a
+ * one-shot pass for exactly that syscall at exactly that address in the
+ * sys_enter probe.  When the caller returns to user mode the syscall runs
+ * in the guest's own context; stop_work collects the result
+ * (skas_native_done()) and restores the registers.
+ *
+ * The instruction is in guest memory, which a guest with a descriptor of
+ * its own /proc/PID/mem (or its runtime) can change: check it here, and
+ * the probe checks that the syscall that comes is this one.  Either
+ * failing kills the guest (SKAS_END_NATIVE).
+ *
+ * Return: 1 (armed), -EOPNOTSUPP if the vDSO has no syscall instruction,
+ * or -EIO if it is one no more (the guest is being killed).
+ */
+int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args)
+{
+	unsigned long insn = READ_ONCE(t->as->syscall_insn);
+	struct pt_regs *regs = task_pt_regs(current);
+	unsigned long flags;
+	u8 code[2];
+
+	if (!insn)
+		return -EOPNOTSUPP;
+	if (copy_from_user(code, (const void __user *)insn, sizeof(code)) ||
+	    code[0] != 0x0f || code[1] != 0x05) {
+		skas_guest_end(t, SKAS_END_NATIVE);
+		return -EIO;
+	}
+	memcpy(t->native_args, args, sizeof(t->native_args));
+	t->native_saved = *regs;
+	regs->ip = insn;
+	regs->ax = nr;
+	regs->di = args[0];
+	regs->si = args[1];
+	regs->dx = args[2];
+	regs->r10 = args[3];
+	regs->r8 = args[4];
+	regs->r9 = args[5];
+	regs->orig_ax = -1;
+	/*
+	 * Sane state for the one instruction: the guest's eflags could
+	 * single-step it, and a non-canonical rsp makes the return to user
+	 * mode fault (IRET #GP), which would be a signal in the middle of
+	 * the batch.  All restored by skas_native_done().
+	 */
+	regs->flags = X86_EFLAGS_IF | X86_EFLAGS_FIXED;
+	regs->sp = 0;
+	spin_lock_irqsave(&t->lock, flags);
+	t->native_nr = nr;
+	t->native_ip = insn + 2;
+	t->native_armed = true;
+	spin_unlock_irqrestore(&t->lock, flags);
+	return 1;
+}
+
+/*
+ * stop_work after a bounce's syscall (skipped): registers back, and wait
+ * again; or report the kick that came while it was out, with the
+ * runtime's registers if it ran the thread meanwhile.  Not inlined: its
+ * event would share skas_stop_work_fn()'s frame with the one there.
+ */
+static noinline_for_stack void skas_bounce_done(struct skas_thread *t)
+{
+	struct skas_run ev = { .exit_reason = SKAS_EXIT_INTERRUPTED };
+	unsigned long flags;
+	bool kicked;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->native_bounce = false;
+	kicked = t->bounce_kick && t->state == SKAS_T_RUNNING;
+	t->bounce_kick = false;
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (skas_dying())
+		return;
+	if (!kicked) {
+		skas_guest_wait(t);
+		return;
+	}
+	skas_guest_resume(t);
+	skas_guest_park(t, &ev, false);
+}
+
+/*
+ * stop_work after a native syscall: result, registers back, go on.  A
+ * syscall that is not the armed one (@passed false: the instruction was
+ * changed after skas_native_arm() checked it, or a tracer changed the
+ * registers) fails the operation and kills the guest.
+ */
+static void skas_native_done(struct skas_thread *t, bool passed)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+	long result = passed ? (long)regs->ax : -EIO;
+
+	*regs = t->native_saved;
+	if (!passed && !skas_dying())
+		skas_guest_end(t, SKAS_END_NATIVE);
+	if (READ_ONCE(t->native_bounce)) {
+		skas_bounce_done(t);
+		return;
+	}
+	skas_mem_native_result(t->req, result);
+	if (!skas_dying() && !t->req->error &&
+	    skas_mem_exec(t, t->req))
+		return;
+	if (skas_dying() && !t->req->error && t->req->done < t->req->count)
+		t->req->error = -EINTR;
+	skas_guest_ops_done(t);
+	if (!skas_dying())
+		skas_guest_wait(t);
+}
+
+/*
+ * The first stop after SKAS_ATTACH: hollow the stub, and park in a second
+ * pass of stop_work.  Unmapping and closing drop file references through
+ * deferred fput()s, task_works of their own; queued after the second pass,
+ * they run before it (task_works run last in, first out).  So when the
+ * runtime died before the attach, the thread file's last reference goes
+ * here, its release SIGKILLs this task, and the park sees the kill instead
+ * of waiting for a SKAS_RUN that nobody can issue any more.
+ */
+static void skas_guest_hollow(struct skas_thread *t)
+{
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&t->lock, flags);
+	ret = skas_thread_queue(t, &t->stop_work, TWA_RESUME);
+	if (!ret) {
+		t->first_park = true;
+		t->stop_queued = true;
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (ret) {
+		force_sig(SIGKILL);	/* exiting already: never run the stub */
+		return;
+	}
+	skas_hollow_mm();
+	skas_close_all_fds();
+}
+
+static void skas_stop_work_fn(struct callback_head *cb)
+{
+	struct skas_thread *t = container_of(cb, struct skas_thread,
+					     stop_work);
+	struct skas_run ev;
+	unsigned long flags;
+	bool first, first_park, native, passed;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->stop_queued = false;
+	ev = t->ev;
+	first = t->first_stop;
+	t->first_stop = false;
+	first_park = t->first_park;
+	t->first_park = false;
+	native = t->native_active;
+	passed = t->native_passed;
+	t->native_active = false;
+	spin_unlock_irqrestore(&t->lock, flags);
+
+	if (first) {
+		if (!skas_dying())
+			skas_guest_hollow(t);
+	} else if (native && t->native_exit) {
+		;	/* exit() ran, or will not: this task is leaving */
+	} else if (native) {
+		skas_native_done(t, passed);
+	} else if (!skas_dying()) {
+		skas_guest_park(t, &ev, first_park);
+	}
+	skas_thread_put(t);
+}
+
+static void skas_kick_work_fn(struct callback_head *cb)
+{
+	struct skas_thread *t = container_of(cb, struct skas_thread,
+					     kick_work);
+	struct skas_run ev = { .exit_reason = SKAS_EXIT_INTERRUPTED };
+	unsigned long flags;
+	bool park;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->kick_queued = false;
+	/* A pending stop (trap, fault) reports first; it ends the run. */
+	park = t->state == SKAS_T_RUNNING && !t->stop_queued;
+	spin_unlock_irqrestore(&t->lock, flags);
+
+	if (park && !skas_dying())
+		skas_guest_park(t, &ev, false);
+	skas_thread_put(t);
+}
+
+/* Force a running guest back to a stop.  Caller holds t->lock. */
+void skas_thread_kick_locked(struct skas_thread *t)
+{
+	if (t->state == SKAS_T_RUNNING) {
+		/* A bounce's stop_work would resume the guest: it parks. */
+		if (t->native_bounce)
+			t->bounce_kick = true;
+		if (!t->kick_queued && !t->stop_queued &&
+		    !skas_thread_queue(t, &t->kick_work, TWA_SIGNAL))
+			t->kick_queued = true;
+	} else if (t->state == SKAS_T_STOPPED || t->state == SKAS_T_OPS) {
+		t->kick_pending = true;
+	}
+}
+
+long skas_thread_kick(struct skas_thread *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	skas_thread_kick_locked(t);
+	spin_unlock_irqrestore(&t->lock, flags);
+	return 0;
+}
+
+/* Report the death of the host task once; -ESRCH after that. */
+static long skas_thread_report_exit(struct skas_thread *t)
+{
+	struct skas_run *run = t->run;
+	unsigned long flags;
+	bool reported;
+
+	spin_lock_irqsave(&t->lock, flags);
+	reported = t->exit_reported;
+	t->exit_reported = true;
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (reported)
+		return -ESRCH;
+	memset(&run->exit, 0, sizeof(run->exit));
+	run->exit.exited.status = t->exit_status;
+	run->exit.exited.cause = READ_ONCE(t->end_cause);
+	WRITE_ONCE(run->exit_reason, SKAS_EXIT_EXITED);
+	return 0;
+}
+
+static long skas_thread_wait_stop(struct skas_thread *t)
+{
+	unsigned long flags;
+
+	if (wait_event_interruptible(t->rt_wq,
+				     READ_ONCE(t->state) != SKAS_T_RUNNING)) {
+		/* Signalled: bring the guest back, like KVM_RUN. */
+		spin_lock_irqsave(&t->lock, flags);
+		skas_thread_kick_locked(t);
+		spin_unlock_irqrestore(&t->lock, flags);
+		if (wait_event_killable(t->rt_wq,
+					READ_ONCE(t->state) != SKAS_T_RUNNING))
+			return -EINTR;
+	}
+	if (READ_ONCE(t->state) == SKAS_T_DEAD)
+		return skas_thread_report_exit(t);
+	return 0;
+}
+
+static long skas_thread_run_locked(struct skas_thread *t)
+{
+	struct skas_run *run = t->run;
+	unsigned long flags;
+	int state, ret;
+
+	spin_lock_irqsave(&t->lock, flags);
+	state = t->state;
+	if (state == SKAS_T_STOPPED && t->kick_pending) {
+		t->kick_pending = false;
+		spin_unlock_irqrestore(&t->lock, flags);
+		memset(&run->exit, 0, sizeof(run->exit));
+		WRITE_ONCE(run->exit_reason, SKAS_EXIT_INTERRUPTED);
+		return 0;
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+
+	switch (state) {
+	case SKAS_T_NEW:
+		return -ENOENT;
+	case SKAS_T_DEAD:
+		return skas_thread_report_exit(t);
+	case SKAS_T_RUNNING:
+		if (READ_ONCE(t->attached))
+			/* An earlier run was cut short (-EINTR). */
+			return skas_thread_wait_stop(t);
+		/* SKAS_ATTACH in progress: wait for its stop, then run. */
+		if (wait_event_interruptible(t->rt_wq,
+					     READ_ONCE(t->state) !=
+					     SKAS_T_RUNNING))
+			return -EINTR;
+		return skas_thread_run_locked(t);
+	}
+
+	/* One copy, then checks: the run page is shared with user space. */
+	memcpy(&t->regs_in, &run->regs, sizeof(t->regs_in));
+	ret = skas_regs_check(&t->regs_in);
+	if (ret)
+		return ret;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->state == SKAS_T_STOPPED)
+		t->state = SKAS_T_RUNNING;
+	spin_unlock_irqrestore(&t->lock, flags);
+	__wake_up_sync(&t->guest_wq, TASK_NORMAL);
+
+	return skas_thread_wait_stop(t);
+}
+
+long skas_thread_run(struct skas_thread *t)
+{
+	long ret;
+
+	if (!uid_eq(current_euid(), t->as->owner))
+		return -EPERM;
+	if (!mutex_trylock(&t->run_lock))
+		return -EBUSY;
+	ret = skas_thread_run_locked(t);
+	mutex_unlock(&t->run_lock);
+	return ret;
+}
+
+/*
+ * Wait for the guest to finish a batch.  Killable: a native syscall that
+ * never comes (the guest's code where the vDSO's instruction was) would
+ * hold the runtime for ever.  The guest uses @req until it stops or dies,
+ * so a runtime being killed kills it and waits for that, which SIGKILL
+ * bounds: the batch checks for it after each operation, and the guest
+ * dies where it is in user mode.
+ */
+static void skas_thread_exec_wait(struct skas_thread *t,
+				  struct skas_mem_req *req)
+{
+	if (!wait_event_killable(t->rt_wq, READ_ONCE(t->state) != SKAS_T_OPS))
+		return;
+	skas_thread_kill(t, true);
+	wait_event(t->rt_wq, READ_ONCE(t->state) != SKAS_T_OPS);
+	if (req->done < req->count && !req->error)
+		req->error = -EINTR;
+}
+
+/**
+ * skas_thread_exec() - run a batch in @t, which must be stopped.
+ * @t:   the thread; the caller holds t->run_lock.
+ * @req: the batch; req->done and req->error are set (-ESRCH if @t is not
+ *       stopped or dies).
+ */
+void skas_thread_exec(struct skas_thread *t, struct skas_mem_req *req)
+{
+	unsigned long flags;
+	int state;
+
+	spin_lock_irqsave(&t->lock, flags);
+	state = t->state;
+	if (state == SKAS_T_STOPPED) {
+		t->req = req;
+		t->state = SKAS_T_OPS;
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (state == SKAS_T_STOPPED) {
+		__wake_up_sync(&t->guest_wq, TASK_NORMAL);
+		skas_thread_exec_wait(t, req);
+		if (READ_ONCE(t->state) == SKAS_T_DEAD &&
+		    req->done < req->count && !req->error)
+			req->error = -ESRCH;
+	} else {
+		req->error = -ESRCH;
+	}
+}
+
+/**
+ * skas_run_init() - set up the run path of a new thread.
+ * @t: the thread, not yet visible to anyone.
+ */
+void skas_run_init(struct skas_thread *t)
+{
+	init_waitqueue_head(&t->guest_wq);
+	init_waitqueue_head(&t->rt_wq);
+	init_task_work(&t->stop_work, skas_stop_work_fn);
+	init_task_work(&t->kick_work, skas_kick_work_fn);
+}
