@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the debug kernel (Debian's linux-source-6.12 + tinyconfig +
-# qemu/debug.config) into the cache, keyed by source version and config.
+# selftests/config and qemu/debug.config) into the cache, keyed by source
+# version and both configs.
 # Results in $SKAS_CACHE/kernels/debug/: vmlinuz, build (KDIR), version.
 set -euo pipefail
 
@@ -10,7 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 CACHE=${SKAS_CACHE:-$HOME/.cache/skas}
 "$here/fetch-kernels.sh" source-6.12
 src=$CACHE/source/6.12/linux
-key=$( (cat "$CACHE/source/6.12/version" "$here/debug.config") | sha256sum | cut -c1-16)
+key=$( (cat "$CACHE/source/6.12/version" "$here/../selftests/config" "$here/debug.config") |
+	sha256sum | cut -c1-16)
 out=$CACHE/kernels/debug
 exec 9>"$CACHE/.debug-kernel.lock"
 flock 9
@@ -24,7 +26,8 @@ start=$(date +%s)
 echo "debug-kernel: building $(cat "$CACHE/source/6.12/version") (key $key), log in $out/build.log" >&2
 {
 	make -C "$src" O="$obj" tinyconfig
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$here/debug.config"
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
+		"$here/../selftests/config" "$here/debug.config"
 	make -C "$src" O="$obj" olddefconfig
 	# Fail loudly if a checker the harness relies on did not survive Kconfig.
 	for opt in KASAN PROVE_LOCKING DEBUG_ATOMIC_SLEEP DEBUG_KMEMLEAK DEBUG_LIST \
