@@ -12,10 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 ver=$(cat VERSION)
 root=$(mktemp -d "${TMPDIR:-/tmp}/libuml-install.XXXXXX") || exit 1
 trap 'rm -rf "$root"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; fail=$((fail + 1)); }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; return 1; fi; }
+. selftests/tap.sh
 
 echo "TAP version 13"
 echo "1..7"

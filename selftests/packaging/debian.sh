@@ -12,10 +12,7 @@ ver=$(cat VERSION)
 cache=${SKAS_CACHE:-$HOME/.cache/skas}
 w=$(mktemp -d "${TMPDIR:-/tmp}/skas-deb.XXXXXX") || exit 1
 trap 'rm -rf "$w"' EXIT
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; fail=$((fail + 1)); }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; return 1; fi; }
+. selftests/tap.sh
 echo "TAP version 13"
 echo "1..7"
 for tool in dpkg-buildpackage dh lintian dkms pkg-config; do
@@ -53,7 +50,7 @@ if [ -f "$cache/kernels/6.12/build/Makefile" ]; then
 		'[ -n "$ko" ] && modinfo -F version "$ko" | grep -qx "$ver"' ||
 		sed 's/^/# /' "$w/dkms-build.log" | tail -20
 else
-	n=$((n + 1)); echo "ok $n - DKMS builds skas.ko # SKIP no fetched 6.12 kernel (qemu/fetch-kernels.sh 6.12)"
+	skip "DKMS builds skas.ko" "no fetched 6.12 kernel (qemu/fetch-kernels.sh 6.12)"
 fi
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 check "pkg-config finds libuml $ver in the unpacked packages" \

@@ -13,11 +13,7 @@ KDIR=${SKAS_CACHE:-$HOME/.cache/skas}/kernels/6.12/build
 ver=$(cat VERSION)
 root=$(mktemp -d "${TMPDIR:-/tmp}/skas-install.XXXXXX") || exit 1
 trap 'rm -rf "$root"' EXIT
-n=0 fail=0 skip=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; fail=$((fail + 1)); }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; skip=$((skip + 1)); }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; return 1; fi; }
+. selftests/tap.sh
 
 echo "TAP version 13"
 echo "1..9"
