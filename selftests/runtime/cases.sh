@@ -209,6 +209,10 @@ expect_output "--version: umlrun's, libuml's and (in the VM) skas.ko's, all one"
 	"$(printf 'umlrun %s\nlibuml %s\nskas.ko %s' "$ver" "$ver" "$mod")" --version
 run_case "sockets: unix pairs, SCM_RIGHTS, names, TCP and UDP on 127.0.0.1" \
 	"$TESTBIN/sock"
+# The calls real programs and LTP make (calls.c): each part prints the
+# result or errno of every check, natively and as a guest, compared.
+run_case "signalfd: guest signals, poll/select/epoll, masks, fork, bad input" \
+	"$TESTBIN/calls signalfd"
 expect_output "--net=none refuses inet sockets, unix ones work" \
 	"$(printf 'inet: not here\nsock ok')" \
 	--rw --net=none $BB sh -c "cd $WORK && $TESTBIN/sock"
