@@ -53,6 +53,8 @@ struct file *file_get(struct file *f)
 void file_put(struct file *f)
 {
 	if (f && --f->refs == 0) {
+		if (f->kind == FILE_SIGNALFD)
+			sigfd_forget(f);
 		close(f->hostfd);
 		free(f->dirbuf);
 		io_activity = true;
@@ -104,6 +106,7 @@ void fdt_put(struct fdtable *fdt)
 
 	if (!fdt || --fdt->refs)
 		return;
+	sigfd_dirty = true;	/* a holder of signalfds may be gone */
 	for (i = 0; i < fdt->size; i++)
 		file_put(fdt->ent[i].f);
 	free(fdt->ent);
@@ -294,6 +297,8 @@ long sys_read(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
+	if (f->kind == FILE_SIGNALFD)
+		return sigfd_read(t, f, a[1], a[2]);
 	if (!n)
 		return 0;
 	buf = malloc(n);
@@ -315,6 +320,8 @@ long sys_write(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
+	if (f->kind == FILE_SIGNALFD)
+		return -EINVAL;	/* it has no write operation */
 	if (!n)
 		return 0;
 	buf = malloc(n);
@@ -365,6 +372,8 @@ long sys_readv(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
+	if (f->kind == FILE_SIGNALFD)
+		return -EINVAL;	/* records are read by read() only */
 	r = iov_load(t, a[1], a[2], iov, &total);
 	if (r < 0 || !total)
 		return r;
@@ -396,6 +405,8 @@ long sys_writev(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
+	if (f->kind == FILE_SIGNALFD)
+		return -EINVAL;	/* records are read by read() only */
 	r = iov_load(t, a[1], a[2], iov, &total);
 	if (r < 0 || !total)
 		return r;

@@ -216,6 +216,7 @@ static void poll_events(bool may_sleep)
 
 	if (pt && (!next || pt < next))
 		next = pt;
+	sigfd_refresh();	/* the timers may have sent signals */
 	for (p = procs; p; p = p->next) {
 		for (t = p->threads; t; t = t->next_in_proc) {
 			if (t->state != TASK_BLOCKED)
@@ -518,6 +519,7 @@ int sched_loop(void)
 	setup_timer();
 	for (;;) {
 		tasks_free_dead();
+		sigfd_refresh();
 		if (init_proc->state == PROC_ZOMBIE)
 			break;
 		if (dump_req)

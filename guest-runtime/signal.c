@@ -136,12 +136,14 @@ static int sigqueue_add(struct sigqueue *q, const struct ksiginfo *si)
 			;
 		*pp = n;
 		q->set |= SIGBIT(si->signo);
+		sigfd_dirty = true;
 		return 0;
 	}
 	if (q->set & SIGBIT(si->signo))
 		return 0;	/* standard signals do not queue */
 	q->set |= SIGBIT(si->signo);
 	q->info[si->signo] = *si;
+	sigfd_dirty = true;
 	return 0;
 }
 
@@ -151,6 +153,7 @@ static void sigqueue_take(struct sigqueue *q, int sig, struct ksiginfo *si)
 	struct qsig **pp, *n;
 	bool more = false;
 
+	sigfd_dirty = true;
 	if (sig < SIGRTMIN_K) {
 		q->set &= ~SIGBIT(sig);
 		*si = q->info[sig];
@@ -180,6 +183,8 @@ void sigqueue_drop(struct sigqueue *q, uint64_t set)
 {
 	struct qsig **pp = &q->rt, *n;
 
+	if (q->set & set)
+		sigfd_dirty = true;
 	q->set &= ~set;
 	while ((n = *pp)) {
 		if (set & SIGBIT(n->si.signo)) {
@@ -879,7 +884,7 @@ long sys_rt_tgsigqueueinfo(struct task *t, const uint64_t *a)
 }
 
 /* The next pending signal of @set for @t, taken off its queue; 0 if none. */
-static int take_from(struct task *t, uint64_t set, struct ksiginfo *si)
+int sig_take(struct task *t, uint64_t set, struct ksiginfo *si)
 {
 	uint64_t mine = t->pending.set & set, all = mine | (t->p->shared_pending.set & set);
 	int sig;
@@ -924,7 +929,7 @@ long sys_rt_sigtimedwait(struct task *t, const uint64_t *a)
 	r = guest_timeout(t, a[2]);
 	if (r < 0)
 		return r;
-	sig = take_from(t, set, &si);
+	sig = sig_take(t, set, &si);
 	if (sig) {
 		fill_siginfo(&gi, &si);
 		if (a[1] && copy_to_guest(t, a[1], &gi, sizeof(gi)) < 0)

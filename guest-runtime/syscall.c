@@ -265,6 +265,7 @@ void syscall_handle(struct task *t)
 		t->state = TASK_BLOCKED;
 		return;
 	}
+	sigfd_refresh();
 	if (opt.strace)
 		strace_print(t, nr, a, ret, true);
 	if (ret != SYS_NORETURN)

@@ -63,7 +63,7 @@ extern bool root_is_slash;
 
 /* Files that are more than a host fd to the runtime. */
 enum file_kind { FILE_PLAIN, FILE_EPOLL, FILE_EVENTFD, FILE_TIMERFD,
-		 FILE_SOCKET };
+		 FILE_SOCKET, FILE_SIGNALFD };
 
 struct file {
 	enum file_kind kind;
@@ -80,6 +80,11 @@ struct file {
 	bool connecting;	/* a blocking connect is waiting */
 	char *dirbuf;		/* procdir: the listing being read */
 	size_t dirlen, dirpos;
+	/* signalfd (signalfd.c) */
+	uint64_t sigmask;
+	bool sfd_ready;		/* its host eventfd is readable */
+	bool sfd_want;
+	struct file *sfd_next;
 };
 
 struct fdent {
@@ -103,6 +108,12 @@ void fdt_close_on_exec(struct fdtable *fdt);
 struct fdent *fd_ent(struct task *t, unsigned int fd);
 struct file *fd_lookup(struct task *t, unsigned int fd);
 int fd_install(struct task *t, int minfd, struct file *f, bool cloexec);
+
+/* signalfd.c */
+extern bool sigfd_dirty;	/* a pending set changed: sigfd_refresh() */
+void sigfd_refresh(void);
+void sigfd_forget(struct file *f);
+long sigfd_read(struct task *t, struct file *f, uint64_t ubuf, uint64_t count);
 
 /* /proc and /dev/fd as the guest sees them (procfs.c). */
 int procfs_rewrite(struct task *t, char *path, size_t len);
@@ -409,6 +420,7 @@ void exec_args_free(struct exec_args *a);
 
 int sig_send_task(struct task *t, const struct ksiginfo *si);
 int sig_wait_mask(struct task *t, uint64_t uset, uint64_t size);
+int sig_take(struct task *t, uint64_t set, struct ksiginfo *si);
 void sigqueue_drop(struct sigqueue *q, uint64_t set);
 void sig_wait_unmask(struct task *t);
 long sig_wait_mask_end(struct task *t, long r);
