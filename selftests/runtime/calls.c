@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
@@ -181,6 +182,221 @@ static void part_signalfd(void)
 	close(ep);
 }
 
+/* ---- clone3 ---- */
+
+static long clone3_raw(void *args, size_t size)
+{
+	return syscall(SYS_clone3, args, size);
+}
+
+/*
+ * clone3 whose child runs fn(arg) on its own stack and ends with exit
+ * (not exit_group) and fn's value: raw, as glibc's clone3 wrapper is.
+ */
+static long clone3_fn(struct clone_args *ca, int (*fn)(void *), void *arg)
+{
+	register long rax asm("rax") = SYS_clone3;
+	register void *rdi asm("rdi") = ca;
+	register long rsi asm("rsi") = sizeof(*ca);
+	register void *r12 asm("r12") = (void *)fn;
+	register void *r13 asm("r13") = arg;
+
+	asm volatile("syscall\n\t"
+		     "test %%rax, %%rax\n\t"
+		     "jnz 1f\n\t"
+		     "xor %%ebp, %%ebp\n\t"
+		     "mov %%r13, %%rdi\n\t"
+		     "call *%%r12\n\t"
+		     "mov %%eax, %%edi\n\t"
+		     "mov $60, %%eax\n\t"
+		     "syscall\n\t"
+		     "hlt\n"
+		     "1:"
+		     : "+r"(rax)
+		     : "r"(rdi), "r"(rsi), "r"(r12), "r"(r13)
+		     : "rcx", "r11", "memory");
+	if (rax < 0) {
+		errno = -rax;
+		return -1;
+	}
+	return rax;
+}
+
+static volatile int shared_word;
+static uint64_t want_fs;
+
+/* A thread's body: no libc (its TLS is the creator's). */
+static int thread_fn(void *arg)
+{
+	uint64_t fs;
+
+	asm volatile("mov %%fs:0, %0" : "=r"(fs));
+	shared_word = fs == want_fs ? 1 : 2;
+	(void)arg;
+	return 0;
+}
+
+static int vm_child_fn(void *arg)
+{
+	shared_word = (int)(long)arg;
+	return 5;
+}
+
+static char child_stack[65536] __attribute__((aligned(16)));
+
+static void part_clone3(void)
+{
+	struct clone_args ca;
+	char big[4200];
+	uint32_t ptid = 0, ctid = 0;
+	int32_t tids[2] = { 0, 0 };
+	long pid;
+	int st;
+
+	memset(&ca, 0, sizeof(ca));
+	memset(big, 0, sizeof(big));
+	ca.exit_signal = SIGCHLD;
+	show("size 0", clone3_raw(&ca, 0));
+	show("size 63", clone3_raw(&ca, 63));
+	show("size 4097", clone3_raw(big, 4097));
+	show("bad pointer", clone3_raw((void *)8, sizeof(ca)));
+	memcpy(big, &ca, sizeof(ca));
+	big[100] = 1;
+	show("non-zero byte past the struct", clone3_raw(big, 104));
+	ca.flags = SIGCHLD;
+	show("CSIGNAL bits in flags", clone3_raw(&ca, sizeof(ca)));
+	ca.flags = 1ULL << 40;
+	show("unknown flag", clone3_raw(&ca, sizeof(ca)));
+	ca.flags = CLONE_DETACHED;
+	show("CLONE_DETACHED", clone3_raw(&ca, sizeof(ca)));
+	ca.flags = 0;
+	ca.exit_signal = 65;
+	show("exit_signal 65", clone3_raw(&ca, sizeof(ca)));
+	ca.exit_signal = (1ULL << 32) | SIGCHLD;
+	show("exit_signal with high bits", clone3_raw(&ca, sizeof(ca)));
+	ca.exit_signal = SIGCHLD;
+	ca.stack = (uintptr_t)child_stack;
+	show("stack without a size", clone3_raw(&ca, sizeof(ca)));
+	ca.stack = 0;
+	ca.stack_size = 4096;
+	show("a size without a stack", clone3_raw(&ca, sizeof(ca)));
+	ca.stack_size = 0;
+	ca.flags = CLONE_VM | CLONE_SIGHAND | CLONE_THREAD;
+	show("CLONE_THREAD with an exit signal", clone3_raw(&ca, sizeof(ca)));
+	ca.flags = CLONE_PARENT;
+	show("CLONE_PARENT with an exit signal", clone3_raw(&ca, sizeof(ca)));
+	ca.flags = CLONE_VM | CLONE_SIGHAND | CLONE_CLEAR_SIGHAND;
+	show("CLONE_SIGHAND | CLONE_CLEAR_SIGHAND", clone3_raw(&ca, sizeof(ca)));
+	ca.flags = CLONE_THREAD;
+	ca.exit_signal = 0;
+	show("CLONE_THREAD without CLONE_SIGHAND", clone3_raw(&ca, sizeof(ca)));
+	ca.exit_signal = SIGCHLD;
+	ca.flags = CLONE_INTO_CGROUP;
+	ca.cgroup = 1ULL << 32;
+	show("CLONE_INTO_CGROUP, cgroup past INT_MAX", clone3_raw(&ca, sizeof(ca)));
+	ca.cgroup = 3;
+	show("CLONE_INTO_CGROUP, size without cgroup", clone3_raw(&ca, 80));
+	ca.flags = 0;
+	ca.set_tid_size = 1;
+	show("set_tid_size without set_tid", clone3_raw(&ca, sizeof(ca)));
+	ca.set_tid = (uintptr_t)tids;
+	ca.set_tid_size = 0;
+	show("set_tid without a size", clone3_raw(&ca, sizeof(ca)));
+	ca.set_tid_size = 33;
+	show("set_tid_size 33", clone3_raw(&ca, sizeof(ca)));
+	ca.set_tid_size = 2;
+	show("set_tid_size 2: one pid namespace", clone3_raw(&ca, sizeof(ca)));
+	ca.set_tid_size = 1;
+	show("set_tid 0", clone3_raw(&ca, sizeof(ca)));
+	tids[0] = getpid();
+	show("set_tid of a pid in use", clone3_raw(&ca, sizeof(ca)));
+	ca.set_tid = 8;
+	show("set_tid bad pointer", clone3_raw(&ca, sizeof(ca)));
+	ca.set_tid = ca.set_tid_size = 0;
+
+	/* A fork, with both tids and an ignored cgroup, VER0 to VER2 sizes. */
+	ca.flags = CLONE_PARENT_SETTID | CLONE_CHILD_SETTID;
+	ca.parent_tid = (uintptr_t)&ptid;
+	ca.child_tid = (uintptr_t)&ctid;
+	ca.cgroup = 12345;
+	pid = clone3_raw(&ca, sizeof(ca));
+	if (pid == 0)
+		_exit(ctid == (uint32_t)getpid() ? 7 : 1);
+	yes("fork: a pid", pid > 0);
+	yes("fork: parent_tid", ptid == (uint32_t)pid);
+	yes("fork: waited", waitpid(pid, &st, 0) == pid);
+	show("fork: child saw its child_tid, status", WEXITSTATUS(st));
+	memcpy(big, &ca, sizeof(ca));
+	big[100] = 0;
+	ca.flags = 0;
+	memcpy(big, &ca, sizeof(ca));
+	pid = clone3_raw(big, 104);
+	if (pid == 0)
+		_exit(3);
+	yes("a larger struct, zero past ours", pid > 0 && waitpid(pid, &st, 0) == pid &&
+	    WEXITSTATUS(st) == 3);
+	pid = clone3_raw(&ca, 64);
+	if (pid == 0)
+		_exit(4);
+	yes("CLONE_ARGS_SIZE_VER0", pid > 0 && waitpid(pid, &st, 0) == pid &&
+	    WEXITSTATUS(st) == 4);
+	ca.exit_signal = 0;
+	pid = clone3_raw(&ca, sizeof(ca));
+	if (pid == 0)
+		_exit(6);
+	show("exit_signal 0: plain waitpid", waitpid(pid, &st, WNOHANG) == pid ? 1 :
+	     waitpid(pid, &st, 0));
+	yes("... __WALL finds it", waitpid(pid, &st, __WALL) == pid &&
+	    WEXITSTATUS(st) == 6);
+
+	/* CLONE_VM | CLONE_VFORK on a stack of its own. */
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_VM | CLONE_VFORK;
+	ca.exit_signal = SIGCHLD;
+	ca.stack = (uintptr_t)child_stack;
+	ca.stack_size = sizeof(child_stack);
+	shared_word = 0;
+	pid = clone3_fn(&ca, vm_child_fn, (void *)41L);
+	show("vfork on a stack: the parent sees the child's write", shared_word);
+	yes("... and its status", waitpid(pid, &st, 0) == pid && WEXITSTATUS(st) == 5);
+
+	/* A thread: TLS, parent_tid, child_tid cleared at its exit. */
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+		   CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |
+		   CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+	ca.stack = (uintptr_t)child_stack;
+	ca.stack_size = sizeof(child_stack);
+	asm volatile("mov %%fs:0, %0" : "=r"(want_fs));
+	ca.tls = want_fs;
+	ca.parent_tid = (uintptr_t)&ptid;
+	ca.child_tid = (uintptr_t)&ctid;
+	ctid = 1;
+	shared_word = 0;
+	pid = clone3_fn(&ca, thread_fn, NULL);
+	yes("thread: a tid", pid > 0);
+	yes("thread: parent_tid", ptid == (uint32_t)pid);
+	while (pid > 0 && ctid)
+		syscall(SYS_futex, &ctid, FUTEX_WAIT, ctid, NULL, NULL, 0);
+	show("thread: ran with its TLS (1)", shared_word);
+}
+
+/* Guest only: what umlrun answers where the host's would differ. */
+static void part_clone3_guest(void)
+{
+	struct clone_args ca;
+	int pidfd = -1;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_PIDFD;
+	ca.pidfd = (uintptr_t)&pidfd;
+	ca.exit_signal = SIGCHLD;
+	show("CLONE_PIDFD (no pidfds)", clone3_raw(&ca, sizeof(ca)));
+	ca.flags = CLONE_INTO_CGROUP;
+	ca.cgroup = 0;
+	show("CLONE_INTO_CGROUP (no cgroups)", clone3_raw(&ca, sizeof(ca)));
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -190,6 +406,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "signalfd") == 0)
 		part_signalfd();
+	else if (strcmp(argv[1], "clone3") == 0)
+		part_clone3();
+	else if (strcmp(argv[1], "clone3-guest") == 0)
+		part_clone3_guest();
 	else
 		return 2;
 	return 0;

@@ -213,6 +213,11 @@ run_case "sockets: unix pairs, SCM_RIGHTS, names, TCP and UDP on 127.0.0.1" \
 # result or errno of every check, natively and as a guest, compared.
 run_case "signalfd: guest signals, poll/select/epoll, masks, fork, bad input" \
 	"$TESTBIN/calls signalfd"
+run_case "clone3: sizes, flags, exit_signal, stack, tls, tids, set_tid, as the kernel" \
+	"$TESTBIN/calls clone3"
+expect_output "clone3: CLONE_PIDFD and CLONE_INTO_CGROUP are EINVAL in a guest" \
+	"$(printf 'CLONE_PIDFD (no pidfds): EINVAL\nCLONE_INTO_CGROUP (no cgroups): EINVAL')" \
+	"$TESTBIN/calls" clone3-guest
 expect_output "--net=none refuses inet sockets, unix ones work" \
 	"$(printf 'inet: not here\nsock ok')" \
 	--rw --net=none $BB sh -c "cd $WORK && $TESTBIN/sock"
