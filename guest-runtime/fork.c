@@ -18,6 +18,15 @@
 
 struct proc *proc_alloc(void);
 
+/* clone3's, past the 32 bits of clone's flags (include/uapi/linux/sched.h) */
+#define G_CLONE_CLEAR_SIGHAND	0x100000000ULL
+#define G_CLONE_INTO_CGROUP	0x200000000ULL
+#define G_CLONE_NEWTIME		0x00000080ULL
+#define CLONE_ARGS_SIZE_VER0	64
+#define CLONE_ARGS_SIZE_VER2	88
+#define CAP_SYS_ADMIN_BIT	21
+#define CAP_CHECKPOINT_RESTORE_BIT 40
+
 static void child_regs(struct task *parent, struct task *child, uint64_t flags,
 		       uint64_t stack, uint64_t tls)
 {
@@ -169,6 +178,8 @@ static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
 		proc_reap(p);
 		return -ENOMEM;
 	}
+	if (flags & G_CLONE_CLEAR_SIGHAND)
+		sig_exec_reset(p);	/* clone3: flush_signal_handlers() */
 	/* Its getpid, getppid... are still the parent's: correct them. */
 	if (p->as_shared) {
 		fast_as_shared(t->p);
@@ -224,7 +235,117 @@ static long do_clone(struct task *t, uint64_t flags, uint64_t stack,
 long sys_clone(struct task *t, const uint64_t *a)
 {
 	/* x86-64 order: flags, stack, parent_tid, child_tid, tls */
-	return do_clone(t, a[0], a[1], a[2], a[3], a[4]);
+	return do_clone(t, (uint32_t)a[0], a[1], a[2], a[3], a[4]);
+}
+
+/* include/uapi/linux/sched.h */
+struct g_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+	uint64_t stack, stack_size, tls;
+	uint64_t set_tid, set_tid_size;	/* CLONE_ARGS_SIZE_VER1 */
+	uint64_t cgroup;		/* CLONE_ARGS_SIZE_VER2 */
+};
+
+
+/*
+ * The kernel's copy_struct_from_user(): a larger struct than ours is
+ * fine if what we do not know of it is zero (else E2BIG).
+ */
+static int clone_args_in(struct task *t, uint64_t uargs, uint64_t size,
+			 struct g_clone_args *ca)
+{
+	unsigned char tail[256];
+	uint64_t off, n;
+	size_t i;
+
+	memset(ca, 0, sizeof(*ca));
+	for (off = sizeof(*ca); off < size; off += n) {
+		n = size - off < sizeof(tail) ? size - off : sizeof(tail);
+		if (copy_from_guest(t, tail, uargs + off, n) < 0)
+			return -EFAULT;
+		for (i = 0; i < n; i++)
+			if (tail[i])
+				return -E2BIG;
+	}
+	n = size < sizeof(*ca) ? size : sizeof(*ca);
+	return copy_from_guest(t, ca, uargs, n) < 0 ? -EFAULT : 0;
+}
+
+/*
+ * set_tid: the guest has one pid namespace, so one pid, which needs
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE (a root guest has them) and
+ * must be free: as alloc_pid() checks it, in its order.
+ */
+static int clone_set_tid(struct task *t, const int32_t *tids, uint64_t n)
+{
+	if (n > 1)
+		return -EINVAL;
+	if (tids[0] < 1 || tids[0] >= PID_MAX)
+		return -EINVAL;
+	if (!(t->cap_eff & ((1ULL << CAP_SYS_ADMIN_BIT) |
+			    (1ULL << CAP_CHECKPOINT_RESTORE_BIT))))
+		return -EPERM;
+	if (proc_by_pid(tids[0]) || task_by_tid(tids[0]))
+		return -EEXIST;
+	return 0;
+}
+
+/*
+ * clone3: the checks of copy_clone_args_from_user() and
+ * clone3_args_valid(), then clone's own path.  No pidfds and no
+ * cgroups in a guest: CLONE_PIDFD and CLONE_INTO_CGROUP are EINVAL.
+ */
+long sys_clone3(struct task *t, const uint64_t *a)
+{
+	struct g_clone_args ca;
+	int32_t tids[32];
+	uint64_t size = a[1], stack;
+	long r;
+
+	if (t->sys_again && t->vfork_child)
+		return do_clone(t, 0, 0, 0, 0, 0);	/* the vfork wait ended */
+	if (size > PAGE_SIZE)
+		return -E2BIG;
+	if (size < CLONE_ARGS_SIZE_VER0)
+		return -EINVAL;
+	r = clone_args_in(t, a[0], size, &ca);
+	if (r < 0)
+		return r;
+	if (ca.set_tid_size > ARRAY_SIZE(tids) ||
+	    (!ca.set_tid && ca.set_tid_size) || (ca.set_tid && !ca.set_tid_size))
+		return -EINVAL;
+	if ((ca.exit_signal & ~0xffULL) || ca.exit_signal > NSIG_GUEST)
+		return -EINVAL;
+	if ((ca.flags & G_CLONE_INTO_CGROUP) &&
+	    (ca.cgroup > INT_MAX || size < CLONE_ARGS_SIZE_VER2))
+		return -EINVAL;
+	if (ca.set_tid && copy_from_guest(t, tids, ca.set_tid,
+					  ca.set_tid_size * sizeof(tids[0])) < 0)
+		return -EFAULT;
+	if (ca.flags & ~(0xffffffffULL | G_CLONE_CLEAR_SIGHAND |
+			 G_CLONE_INTO_CGROUP))
+		return -EINVAL;
+	if (ca.flags & (CLONE_DETACHED | (CSIGNAL & ~G_CLONE_NEWTIME)))
+		return -EINVAL;
+	if ((ca.flags & CLONE_SIGHAND) && (ca.flags & G_CLONE_CLEAR_SIGHAND))
+		return -EINVAL;
+	if ((ca.flags & (CLONE_THREAD | CLONE_PARENT)) && ca.exit_signal)
+		return -EINVAL;
+	if (!ca.stack != !ca.stack_size || ca.stack + ca.stack_size < ca.stack)
+		return -EINVAL;
+	stack = ca.stack ? ca.stack + ca.stack_size : 0;
+	if (ca.flags & (G_CLONE_INTO_CGROUP | G_CLONE_NEWTIME))
+		return -EINVAL;
+	if (ca.set_tid) {
+		r = clone_set_tid(t, tids, ca.set_tid_size);
+		if (r < 0)
+			return r;
+		pid_want = tids[0];
+	}
+	r = do_clone(t, ca.flags | ca.exit_signal, stack, ca.parent_tid,
+		     ca.child_tid, ca.tls);
+	pid_want = 0;
+	return r;
 }
 
 long sys_fork(struct task *t, const uint64_t *a)

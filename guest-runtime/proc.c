@@ -13,7 +13,6 @@
 
 #include "umlrun.h"
 
-#define PID_MAX 32768
 
 struct proc *procs;
 int nprocs;
@@ -43,10 +42,17 @@ struct task *task_by_tid(int tid)
 	return NULL;
 }
 
+int pid_want;
+
 int pid_alloc(void)
 {
 	int i;
 
+	if (pid_want) {		/* clone3's set_tid, checked free */
+		i = pid_want;
+		pid_want = 0;
+		return i;
+	}
 	for (i = 0; i < PID_MAX; i++) {
 		last_pid = last_pid % (PID_MAX - 1) + 1;
 		if (!proc_by_pid(last_pid) && !task_by_tid(last_pid))

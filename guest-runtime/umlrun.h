@@ -347,6 +347,8 @@ int64_t posix_timers_fire(int64_t now);
 /* fs.c, for socket.c */
 int unix_path_op(struct task *t, const char *path, int sock, bool bind_it);
 struct task *task_by_tid(int tid);
+#define PID_MAX		32768	/* the guest's pid_max */
+extern int pid_want;		/* the next pid_alloc()'s answer, if set */
 int pid_alloc(void);
 struct task *task_new(struct proc *p, struct uml_thread *th, int tid);
 void task_exit(struct task *t, int code);
