@@ -4,7 +4,7 @@
  * part prints one line per check, the call's result or its errno's
  * name, so that cases.sh compares the output natively and under umlrun
  * (the kernel's answers are the expectation).  Usage: calls PART, PART
- * one of signalfd, clone3, clone3-guest, cpu.
+ * one of signalfd, clone3, clone3-guest (what differs in a guest), cpu.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -381,6 +381,115 @@ static void part_clone3(void)
 	show("thread: ran with its TLS (1)", shared_word);
 }
 
+/* ---- CPUs: what the guest is told agrees everywhere ---- */
+
+static int cpus_in_list(const char *path)
+{
+	char buf[256], *s = buf, *end;
+	int n = 0;
+	long a, b;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	while (*s && *s != '\n') {
+		a = strtol(s, &end, 10);
+		b = a;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		n += b - a + 1;
+		s = *end == ',' ? end + 1 : end;
+		if (end == s && *s != ',')
+			break;
+	}
+	return n;
+}
+
+static int cpuinfo_cpus(void)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strncmp(line, "processor\t:", 11) == 0;
+	fclose(f);
+	return n;
+}
+
+static void part_cpu(void)
+{
+	cpu_set_t all, one, got;
+	unsigned int cpu = 999, node = 999;
+	int n, first;
+	long r;
+
+	r = sched_getaffinity(0, sizeof(all), &all);
+	n = CPU_COUNT(&all);
+	yes("sched_getaffinity: some CPUs", r == 0 && n > 0);
+	yes("/proc/cpuinfo agrees", cpuinfo_cpus() == n);
+	yes("/sys/devices/system/cpu/online agrees",
+	    cpus_in_list("/sys/devices/system/cpu/online") == n);
+	yes("/sys/devices/system/cpu/possible agrees",
+	    cpus_in_list("/sys/devices/system/cpu/possible") == n);
+	yes("/sys/devices/system/cpu/present agrees",
+	    cpus_in_list("/sys/devices/system/cpu/present") == n);
+	yes("sysconf(_SC_NPROCESSORS_ONLN) agrees", sysconf(_SC_NPROCESSORS_ONLN) == n);
+	yes("sysconf(_SC_NPROCESSORS_CONF) agrees", sysconf(_SC_NPROCESSORS_CONF) == n);
+	show("getcpu", syscall(SYS_getcpu, &cpu, &node, NULL));
+	yes("getcpu: a CPU of the mask", cpu < CPU_SETSIZE && CPU_ISSET(cpu, &all));
+	show("getcpu, no pointers", syscall(SYS_getcpu, NULL, NULL, NULL));
+	show("getcpu, bad cpu pointer", syscall(SYS_getcpu, 8, NULL, NULL));
+	show("getcpu, bad node pointer", syscall(SYS_getcpu, NULL, 8, NULL));
+
+	/* The kernel's raw call returns the bytes it wrote. */
+	r = syscall(SYS_sched_getaffinity, 0, sizeof(got), &got);
+	yes("raw sched_getaffinity: whole longs", r > 0 && r % 8 == 0);
+	show("getaffinity, size 0", syscall(SYS_sched_getaffinity, 0, 0, &got));
+	show("getaffinity, size 4", syscall(SYS_sched_getaffinity, 0, 4, &got));
+	show("getaffinity, size 12", syscall(SYS_sched_getaffinity, 0, 12, &got));
+	show("getaffinity, bad pointer", syscall(SYS_sched_getaffinity, 0, 128, 8));
+	show("getaffinity, no such pid", syscall(SYS_sched_getaffinity, 999999, 128, &got));
+	show("getaffinity, no such pid, size 4",
+	     syscall(SYS_sched_getaffinity, 999999, 4, &got));
+	show("getaffinity of our own pid", sched_getaffinity(getpid(), sizeof(got), &got));
+
+	/* setaffinity: only CPUs that are there; the mask sticks. */
+	for (first = 0; !CPU_ISSET(first, &all); first++)
+		;
+	CPU_ZERO(&one);
+	CPU_SET(CPU_SETSIZE - 1, &one);
+	show("setaffinity, no CPU that is there", sched_setaffinity(0, sizeof(one), &one));
+	CPU_ZERO(&one);
+	show("setaffinity, empty", sched_setaffinity(0, sizeof(one), &one));
+	show("setaffinity, size 0", syscall(SYS_sched_setaffinity, 0, 0, &all));
+	show("setaffinity, bad pointer", syscall(SYS_sched_setaffinity, 0, 128, 8));
+	show("setaffinity, no such pid", sched_setaffinity(999999, sizeof(all), &all));
+	CPU_SET(first, &one);
+	CPU_SET(CPU_SETSIZE - 1, &one);
+	show("setaffinity, the first CPU and one not there",
+	     sched_setaffinity(0, sizeof(one), &one));
+	sched_getaffinity(0, sizeof(got), &got);
+	yes("... reads back as the first CPU", CPU_COUNT(&got) == 1 && CPU_ISSET(first, &got));
+	syscall(SYS_getcpu, &cpu, NULL, NULL);
+	yes("... where getcpu says it runs", cpu == (unsigned int)first);
+	show("setaffinity, size 4", syscall(SYS_sched_setaffinity, 0, 4, &one));
+	if (fork() == 0) {
+		sched_getaffinity(0, sizeof(got), &got);
+		_exit(CPU_COUNT(&got) == 1 && CPU_ISSET(first, &got) ? 0 : 1);
+	}
+	wait(&n);
+	show("a fork child inherits the mask", WEXITSTATUS(n));
+	show("setaffinity back to all", sched_setaffinity(0, sizeof(all), &all));
+	sched_getaffinity(0, sizeof(got), &got);
+	yes("... all again", CPU_EQUAL(&got, &all));
+}
+
 /* Guest only: what umlrun answers where the host's would differ. */
 static void part_clone3_guest(void)
 {
@@ -408,6 +517,8 @@ int main(int argc, char **argv)
 		part_signalfd();
 	else if (strcmp(argv[1], "clone3") == 0)
 		part_clone3();
+	else if (strcmp(argv[1], "cpu") == 0)
+		part_cpu();
 	else if (strcmp(argv[1], "clone3-guest") == 0)
 		part_clone3_guest();
 	else

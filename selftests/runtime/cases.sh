@@ -218,6 +218,8 @@ run_case "clone3: sizes, flags, exit_signal, stack, tls, tids, set_tid, as the k
 expect_output "clone3: CLONE_PIDFD and CLONE_INTO_CGROUP are EINVAL in a guest" \
 	"$(printf 'CLONE_PIDFD (no pidfds): EINVAL\nCLONE_INTO_CGROUP (no cgroups): EINVAL')" \
 	"$TESTBIN/calls" clone3-guest
+run_case "CPUs: affinity, getcpu, /proc/cpuinfo, /sys/devices/system/cpu agree" \
+	"$TESTBIN/calls cpu"
 expect_output "--net=none refuses inet sockets, unix ones work" \
 	"$(printf 'inet: not here\nsock ok')" \
 	--rw --net=none $BB sh -c "cd $WORK && $TESTBIN/sock"
