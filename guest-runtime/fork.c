@@ -64,6 +64,7 @@ static void task_inherit(struct task *c, const struct task *t)
 	c->keepcaps = t->keepcaps;
 	c->no_new_privs = t->no_new_privs;
 	c->timer_slack_ns = t->timer_slack_ns;
+	c->cpumask = t->cpumask;
 	c->pdeath_signal = 0;
 }
 

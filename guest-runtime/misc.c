@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * System information, resource limits, scheduling, TLS and thread setup, prctl.
+ * System information, resource limits, scheduling and the guest's CPUs,
+ * TLS and thread setup, prctl.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -108,20 +109,79 @@ long sys_sched_yield(struct task *t, const uint64_t *a)
 	return 0;
 }
 
-long sys_sched_getaffinity(struct task *t, const uint64_t *a)
-{
-	uint64_t mask = 1;
+/*
+ * The guest's CPUs.  The runtime runs one guest thread at a time, so the
+ * guest is a uniprocessor: guest_ncpus is 1, and everything that tells
+ * the guest about CPUs answers from it (an SMP runtime changes it here):
+ * sched_getaffinity and getcpu below, /proc/cpuinfo and
+ * /sys/devices/system/cpu/{online,possible,present} (procfs.c).
+ */
+int guest_ncpus = 1;
 
-	if (a[1] < sizeof(mask))
-		return -EINVAL;
-	return copy_to_guest(t, a[2], &mask, sizeof(mask)) < 0 ? -EFAULT
-							       : (long)sizeof(mask);
+uint64_t guest_cpus_all(void)
+{
+	return guest_ncpus >= GUEST_MAX_CPUS ? ~0ULL
+					     : (1ULL << guest_ncpus) - 1;
 }
 
+/* The kernel's cpumask_size(): whole longs for guest_ncpus bits. */
+#define CPUMASK_BYTES	8
+
+static struct task *affinity_task(struct task *t, int pid)
+{
+	return pid ? task_by_tid(pid) : t;
+}
+
+/* The kernel's order: the size, the task, then the copy. */
+long sys_sched_getaffinity(struct task *t, const uint64_t *a)
+{
+	unsigned int len = a[1];
+	struct task *d;
+
+	if (len * 8ULL < (unsigned int)guest_ncpus || (len & 7))
+		return -EINVAL;
+	d = affinity_task(t, a[0]);
+	if (!d)
+		return -ESRCH;
+	return copy_to_guest(t, a[2], &d->cpumask, CPUMASK_BYTES) < 0 ?
+	       -EFAULT : CPUMASK_BYTES;
+}
+
+/*
+ * As get_user_cpu_mask(): a shorter mask is zero-extended, a longer one
+ * cut; then the task, and a mask without a CPU of the guest's is EINVAL.
+ */
 long sys_sched_setaffinity(struct task *t, const uint64_t *a)
 {
-	(void)t; (void)a;
+	unsigned int len = a[1];
+	uint64_t mask = 0;
+	struct task *d;
+
+	if (len > CPUMASK_BYTES)
+		len = CPUMASK_BYTES;
+	if (len && copy_from_guest(t, &mask, a[2], len) < 0)
+		return -EFAULT;
+	d = affinity_task(t, a[0]);
+	if (!d)
+		return -ESRCH;
+	mask &= guest_cpus_all();
+	if (!mask)
+		return -EINVAL;
+	d->cpumask = mask;
 	return 0;
+}
+
+/* The CPU the task runs on: the first of its mask; node 0. */
+long sys_getcpu(struct task *t, const uint64_t *a)
+{
+	uint32_t cpu = __builtin_ctzll(t->cpumask), node = 0;
+	int err = 0;
+
+	if (a[0] && copy_to_guest(t, a[0], &cpu, 4) < 0)
+		err = -EFAULT;
+	if (a[1] && copy_to_guest(t, a[1], &node, 4) < 0)
+		err = -EFAULT;
+	return err;
 }
 
 long sys_arch_prctl(struct task *t, const uint64_t *a)

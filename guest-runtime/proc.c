@@ -71,6 +71,7 @@ struct task *task_new(struct proc *p, struct uml_thread *th, int tid)
 	t->p = p;
 	t->th = th;
 	t->state = TASK_RUNNABLE;
+	t->cpumask = guest_cpus_all();
 	t->next_in_proc = p->threads;
 	p->threads = t;
 	p->nthreads++;

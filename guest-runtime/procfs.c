@@ -386,6 +386,98 @@ static int memfd_with(const char *data, size_t len)
 }
 
 /*
+ * The host's /proc/cpuinfo cut to the guest's CPUs (guest_ncpus, misc.c):
+ * the blocks of processors 0 to guest_ncpus - 1, with "siblings" and
+ * "cpu cores" saying guest_ncpus.
+ */
+static int cpuinfo_open(void)
+{
+	char *in = NULL, *out = NULL, *line, *save;
+	size_t cap = 0, len = 0, olen = 0;
+	bool keep = true;
+	ssize_t n;
+	int fd, r;
+
+	fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do {
+		if (len + 4096 + 1 > cap) {
+			char *nb = realloc(in, cap = (len + 4096 + 1) * 2);
+
+			if (!nb) {
+				n = -1;
+				break;
+			}
+			in = nb;
+		}
+		n = read(fd, in + len, cap - len - 1);
+		if (n > 0)
+			len += n;
+	} while (n > 0);
+	close(fd);
+	out = n < 0 ? NULL : malloc(len + 64 * (size_t)guest_ncpus + 1);
+	if (!out) {
+		free(in);
+		return -ENOMEM;
+	}
+	in[len] = 0;
+	for (line = strtok_r(in, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "processor", 9) == 0)
+			keep = strtol(line + strcspn(line, ":") + 1, NULL, 10) <
+			       guest_ncpus;
+		if (!keep)
+			continue;
+		if (olen && strncmp(line, "processor", 9) == 0)
+			out[olen++] = '\n';	/* the blank line between */
+		if (strncmp(line, "siblings", 8) == 0)
+			olen += sprintf(out + olen, "siblings\t: %d\n", guest_ncpus);
+		else if (strncmp(line, "cpu cores", 9) == 0)
+			olen += sprintf(out + olen, "cpu cores\t: %d\n", guest_ncpus);
+		else
+			olen += sprintf(out + olen, "%s\n", line);
+	}
+	if (olen)
+		out[olen++] = '\n';
+	r = memfd_with(out, olen);
+	free(in);
+	free(out);
+	return r;
+}
+
+/*
+ * The files that tell the guest about CPUs, made from guest_ncpus so
+ * that they agree with sched_getaffinity and getcpu; 0 for another path.
+ */
+static int cpu_file_open(const char *path)
+{
+	static const char *const lists[] = {
+		"/sys/devices/system/cpu/online",
+		"/sys/devices/system/cpu/possible",
+		"/sys/devices/system/cpu/present",
+	};
+	char norm[PATH_MAX], buf[32];
+	bool slash;
+	size_t i;
+	int n;
+
+	if (path[0] != '/' || !path_normalise(path, norm, sizeof(norm), &slash) ||
+	    slash)
+		return 0;
+	if (strcmp(norm, "/proc/cpuinfo") == 0)
+		return cpuinfo_open();
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		if (strcmp(norm, lists[i]) != 0)
+			continue;
+		n = guest_ncpus == 1 ? snprintf(buf, sizeof(buf), "0\n") :
+		    snprintf(buf, sizeof(buf), "0-%d\n", guest_ncpus - 1);
+		return memfd_with(buf, n);
+	}
+	return 0;
+}
+
+/*
  * Files of /proc/<guest pid> that describe the guest process (its host
  * task's would show the stub): a host fd with their text, or 0 when @path
  * is not one of them.
@@ -400,6 +492,9 @@ int procfs_open(struct task *t, const char *path)
 	size_t i;
 	int err, n;
 
+	n = cpu_file_open(path);
+	if (n)
+		return n;
 	if (!root_is_slash)
 		return 0;
 	path = proc_path(path, norm, sizeof(norm));

@@ -266,6 +266,7 @@ struct task {
 	bool keepcaps;
 	bool no_new_privs;
 	uint64_t timer_slack_ns;
+	uint64_t cpumask;	/* sched_setaffinity's CPUs (misc.c) */
 };
 
 enum proc_state { PROC_ALIVE, PROC_ZOMBIE };
@@ -324,6 +325,14 @@ extern int nprocs;
 extern struct proc *init_proc;
 
 struct proc *proc_by_pid(int pid);
+
+/*
+ * The guest's CPUs (misc.c): the one number that sched_getaffinity,
+ * getcpu, /proc/cpuinfo and /sys/devices/system/cpu all answer from.
+ */
+#define GUEST_MAX_CPUS	64	/* a task's cpumask is a uint64_t */
+extern int guest_ncpus;
+uint64_t guest_cpus_all(void);
 
 /* cred.c */
 void cred_init(struct task *t);
