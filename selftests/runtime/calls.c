@@ -4,11 +4,13 @@
  * part prints one line per check, the call's result or its errno's
  * name, so that cases.sh compares the output natively and under umlrun
  * (the kernel's answers are the expectation).  Usage: calls PART, PART
- * one of signalfd, clone3, clone3-guest (what differs in a guest), cpu.
+ * one of signalfd, clone3, clone3-guest (what differs in a guest), cpu,
+ * memfd, close_range.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <linux/futex.h>
 #include <linux/sched.h>
 #include <poll.h>
@@ -19,8 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -490,6 +494,119 @@ static void part_cpu(void)
 	yes("... all again", CPU_EQUAL(&got, &all));
 }
 
+/* ---- memfd_create ---- */
+
+static void part_memfd(void)
+{
+	char name[300], buf[64], link[64];
+	struct stat st;
+	int fd, fd2, w;
+	char *m;
+	ssize_t n;
+
+	fd = memfd_create("calls", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	yes("memfd_create: an fd", fd >= 0);
+	show("F_GETFD", fcntl(fd, F_GETFD));
+	show("F_GETFL & O_ACCMODE", fcntl(fd, F_GETFL) & O_ACCMODE);
+	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
+	n = readlink(buf, link, sizeof(link) - 1);
+	link[n > 0 ? n : 0] = 0;
+	printf("its /proc/self/fd link: %s\n", link);
+	show("ftruncate", ftruncate(fd, 4096));
+	show("fstat size", fstat(fd, &st) ? -1 : st.st_size);
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	yes("mmap MAP_SHARED", m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	if (fork() == 0) {
+		strcpy(m, "from the child");
+		_exit(0);
+	}
+	wait(&w);
+	yes("the parent sees the child's write in the mapping",
+	    strcmp(m, "from the child") == 0);
+	yes("... and in the file", pread(fd, buf, 14, 0) == 14 &&
+	    memcmp(buf, "from the child", 14) == 0);
+	show("F_SEAL_WRITE while mapped shared", fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE));
+	munmap(m, 4096);
+	show("F_ADD_SEALS grow, shrink", fcntl(fd, F_ADD_SEALS, F_SEAL_GROW | F_SEAL_SHRINK));
+	show("F_GET_SEALS", fcntl(fd, F_GET_SEALS));
+	show("ftruncate, sealed", ftruncate(fd, 0));
+	show("write past the end, sealed", pwrite(fd, "x", 1, 4096));
+	show("write inside", pwrite(fd, "x", 1, 0));
+	show("F_ADD_SEALS seal", fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL));
+	show("F_ADD_SEALS after F_SEAL_SEAL", fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE));
+	fd2 = memfd_create("plain", 0);
+	show("without MFD_CLOEXEC: F_GETFD", fcntl(fd2, F_GETFD));
+	show("without MFD_ALLOW_SEALING: F_GET_SEALS", fcntl(fd2, F_GET_SEALS));
+	show("... F_ADD_SEALS", fcntl(fd2, F_ADD_SEALS, F_SEAL_GROW));
+	show("F_GET_SEALS on stdin", fcntl(0, F_GET_SEALS));
+	show("F_ADD_SEALS on a closed fd", fcntl(999, F_ADD_SEALS, F_SEAL_GROW));
+	memset(name, 'n', sizeof(name));
+	name[249] = 0;
+	w = memfd_create(name, 0);
+	yes("a name of 249 bytes", w >= 0);
+	close(w);
+	name[249] = 'n';
+	name[250] = 0;
+	show("a name of 250 bytes", memfd_create(name, 0));
+	show("unknown flag 0x100", memfd_create("x", 0x100));
+	show("bad name pointer", syscall(SYS_memfd_create, 8, 0));
+	show("bad name pointer, unknown flag", syscall(SYS_memfd_create, 8, 0x100));
+	close(fd);
+	close(fd2);
+}
+
+/* ---- close_range ---- */
+
+static int cr_child(void *arg)
+{
+	(void)arg;
+	syscall(SYS_close_range, 26, 26, 0);
+	syscall(SYS_close_range, 25, 25, CLOSE_RANGE_UNSHARE);
+	return fcntl(25, F_GETFD) == -1 ? 0 : 1;
+}
+
+static void part_close_range(void)
+{
+	struct clone_args ca;
+	int i, st;
+	long pid;
+
+	for (i = 20; i < 28; i++)
+		dup2(0, i);
+	show("close_range 21 to 22", close_range(21, 22, 0));
+	show("fd 21 then", fcntl(21, F_GETFD));
+	show("fd 22 then", fcntl(22, F_GETFD));
+	show("fd 23 then", fcntl(23, F_GETFD));
+	show("CLOEXEC 27 to ~0", close_range(27, ~0U, CLOSE_RANGE_CLOEXEC));
+	show("fd 27 then", fcntl(27, F_GETFD));
+	show("fd 20 then", fcntl(20, F_GETFD));
+	show("first > last", close_range(5, 4, 0));
+	show("unknown flag", close_range(30, 31, 8));
+	show("past the table", close_range(5000, 6000, 0));
+	show("past the table, CLOEXEC", close_range(5000, ~0U, CLOSE_RANGE_CLOEXEC));
+	show("UNSHARE", close_range(24, 24, CLOSE_RANGE_UNSHARE));
+	show("fd 24 then", fcntl(24, F_GETFD));
+	show("upper bits of the fds", syscall(SYS_close_range, (1UL << 32) | 23, 23, 0));
+	show("fd 23 then", fcntl(23, F_GETFD));
+
+	/* A CLONE_FILES sharer: UNSHARE closes in its own copy only. */
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_VM | CLONE_FILES | CLONE_VFORK;
+	ca.exit_signal = SIGCHLD;
+	ca.stack = (uintptr_t)child_stack;
+	ca.stack_size = sizeof(child_stack);
+	pid = clone3_fn(&ca, cr_child, NULL);
+	yes("a CLONE_FILES child", pid > 0 && waitpid(pid, &st, 0) == pid);
+	show("... its fd 25 was closed", WEXITSTATUS(st));
+	show("... ours is open (UNSHARE)", fcntl(25, F_GETFD));
+	show("... ours 26 is closed (shared)", fcntl(26, F_GETFD));
+	show("close_range 20 to ~0", close_range(20, ~0U, 0));
+	show("fd 20 then", fcntl(20, F_GETFD));
+	show("fd 27 then", fcntl(27, F_GETFD));
+}
+
 /* Guest only: what umlrun answers where the host's would differ. */
 static void part_clone3_guest(void)
 {
@@ -519,6 +636,10 @@ int main(int argc, char **argv)
 		part_clone3();
 	else if (strcmp(argv[1], "cpu") == 0)
 		part_cpu();
+	else if (strcmp(argv[1], "memfd") == 0)
+		part_memfd();
+	else if (strcmp(argv[1], "close_range") == 0)
+		part_close_range();
 	else if (strcmp(argv[1], "clone3-guest") == 0)
 		part_clone3_guest();
 	else

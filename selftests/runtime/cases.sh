@@ -220,6 +220,10 @@ expect_output "clone3: CLONE_PIDFD and CLONE_INTO_CGROUP are EINVAL in a guest" 
 	"$TESTBIN/calls" clone3-guest
 run_case "CPUs: affinity, getcpu, /proc/cpuinfo, /sys/devices/system/cpu agree" \
 	"$TESTBIN/calls cpu"
+run_case "memfd_create: flags, name limit, a mapping shared by fork, seals" \
+	"$TESTBIN/calls memfd"
+run_case "close_range: ranges, CLOEXEC, UNSHARE with a CLONE_FILES child" \
+	"$TESTBIN/calls close_range"
 expect_output "--net=none refuses inet sockets, unix ones work" \
 	"$(printf 'inet: not here\nsock ok')" \
 	--rw --net=none $BB sh -c "cd $WORK && $TESTBIN/sock"
