@@ -7,11 +7,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -481,6 +483,77 @@ long sys_close(struct task *t, const uint64_t *a)
 	return 0;
 }
 
+/*
+ * close_range: the kernel's checks, then every open fd from @first to
+ * @last, closed or marked close-on-exec.  CLOSE_RANGE_UNSHARE gives the
+ * process a table of its own first when it shares one (CLONE_FILES);
+ * the threads of a process keep sharing theirs.
+ */
+long sys_close_range(struct task *t, const uint64_t *a)
+{
+	unsigned int first = a[0], last = a[1], flags = a[2], i;
+	struct fdtable *fdt = t->p->fdt;
+
+	if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))
+		return -EINVAL;
+	if (first > last)
+		return -EINVAL;
+	if ((flags & CLOSE_RANGE_UNSHARE) && fdt->refs > 1) {
+		struct fdtable *own = fdt_copy(fdt);
+
+		if (!own)
+			return -ENOMEM;
+		fdt_put(fdt);
+		t->p->fdt = fdt = own;
+	}
+	for (i = first; i < (unsigned int)fdt->size && i <= last; i++) {
+		struct fdent *e = &fdt->ent[i];
+
+		if (!e->f)
+			continue;
+		if (flags & CLOSE_RANGE_CLOEXEC) {
+			e->cloexec = true;
+			continue;
+		}
+		file_put(e->f);
+		e->f = NULL;
+		e->cloexec = false;
+	}
+	return 0;
+}
+
+/*
+ * memfd_create: a host memfd of the runtime (so mappings of it are
+ * shared between guest processes by the host, and seals are the host's),
+ * with the guest's name and flags: the host checks them as it checks its
+ * own.  The kernel checks the flags before the name.
+ */
+long sys_memfd_create(struct task *t, const uint64_t *a)
+{
+	unsigned int flags = a[1];
+	char name[250];		/* MFD_NAME_MAX_LEN + 1 */
+	struct file *f;
+	int r, hfd;
+
+	r = strncpy_from_guest(t, name, a[0], sizeof(name));
+	if (r < 0) {
+		hfd = memfd_create("", flags | MFD_CLOEXEC);
+		if (hfd < 0)
+			return -errno;
+		close(hfd);
+		return r == -EFAULT ? -EFAULT : -EINVAL;
+	}
+	hfd = memfd_create(name, flags | MFD_CLOEXEC);
+	if (hfd < 0)
+		return -errno;
+	f = file_new(hfd, O_RDWR | O_LARGEFILE);
+	if (!f) {
+		close(hfd);
+		return -ENOMEM;
+	}
+	return fd_install(t, 0, f, flags & MFD_CLOEXEC);
+}
+
 long sys_dup(struct task *t, const uint64_t *a)
 {
 	struct file *f = fd_lookup(t, a[0]);
@@ -589,6 +662,13 @@ long sys_fcntl(struct task *t, const uint64_t *a)
 				      (a[2] & O_APPEND));
 		}
 		return 0;
+	case F_ADD_SEALS:
+	case F_GET_SEALS:
+		/* memfds are the host's: so are their seals */
+		if (f->synth)
+			return -EINVAL;
+		return fcntl(f->hostfd, a[1], (int)a[2]) < 0 ? -errno :
+		       fcntl(f->hostfd, F_GET_SEALS) * (a[1] == F_GET_SEALS);
 	case F_GETLK:
 	case F_SETLK:
 	case F_SETLKW:

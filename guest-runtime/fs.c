@@ -289,6 +289,7 @@ static long procfs_open_guest(struct task *t, uint64_t upath, int flags)
 		close(fd);
 		return -ENOMEM;
 	}
+	f->synth = true;
 	return fd_install(t, 0, f, flags & O_CLOEXEC);
 }
 

@@ -74,6 +74,7 @@ struct file {
 	bool pollable;		/* fifo, socket or device: I/O may block */
 	bool procdir;		/* the host's /proc: listed with guest pids */
 	bool in_proc;		/* on the host's procfs (procfs.c) */
+	bool synth;		/* text made by procfs.c: no seals, no xattrs */
 	/* Sockets (socket.c) */
 	int sock_family, sock_type;
 	int peer_pid;		/* SO_PEERCRED's guest pid, 0 if not known */
