@@ -5,7 +5,7 @@
  * name, so that cases.sh compares the output natively and under umlrun
  * (the kernel's answers are the expectation).  Usage: calls PART, PART
  * one of signalfd, clone3, clone3-guest (what differs in a guest), cpu,
- * memfd, close_range.
+ * memfd, close_range, xattr (needs a writable cwd).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 /* "name: value", or "name: ENAME" for a failed call. */
@@ -607,6 +608,105 @@ static void part_close_range(void)
 	show("fd 27 then", fcntl(27, F_GETFD));
 }
 
+/* ---- extended attributes ---- */
+
+static void show_list(const char *name, const char *list, long n)
+{
+	long i;
+
+	printf("%s:", name);
+	for (i = 0; i < n; i += strlen(list + i) + 1)
+		printf(" %s", list + i);
+	printf("\n");
+}
+
+static char bigvalue[65537];
+
+static void part_xattr(void)
+{
+	void *volatile bad = (void *)8;
+	char buf[128], list[256], longname[300];
+	long r;
+	int fd, pfd;
+
+	unlink("xf");
+	unlink("xl");
+	fd = open("xf", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || symlink("xf", "xl")) {
+		puts("xattr: no writable cwd");
+		return;
+	}
+	r = setxattr("xf", "user.a", "1", 1, 0);
+	if (r < 0 && errno == EOPNOTSUPP) {
+		puts("xattr: user.* not supported here");
+		return;
+	}
+	show("setxattr", r);
+	show("XATTR_CREATE, there", setxattr("xf", "user.a", "2", 1, XATTR_CREATE));
+	show("XATTR_REPLACE, missing", setxattr("xf", "user.b", "2", 1, XATTR_REPLACE));
+	show("setxattr user.b", setxattr("xf", "user.b", "hello", 5, 0));
+	show("setxattr, empty value", setxattr("xf", "user.e", "", 0, 0));
+	show("getxattr, size 0", getxattr("xf", "user.b", NULL, 0));
+	memset(buf, 0, sizeof(buf));
+	show("getxattr", getxattr("xf", "user.b", buf, sizeof(buf)));
+	printf("its value: %s\n", buf);
+	show("getxattr, empty value", getxattr("xf", "user.e", buf, sizeof(buf)));
+	show("getxattr, buffer too small", getxattr("xf", "user.b", buf, 2));
+	show("getxattr, missing", getxattr("xf", "user.zz", buf, sizeof(buf)));
+	show("getxattr, no such file", getxattr("nofile", "user.a", buf, sizeof(buf)));
+	show("getxattr, bad value pointer", getxattr("xf", "user.b", bad, 64));
+	show("getxattr, bad name pointer", getxattr("xf", bad, buf, 64));
+	show("getxattr, bad path pointer", syscall(SYS_getxattr, 8, "user.a", buf, 64));
+	show("getxattr, empty name", getxattr("xf", "", buf, 64));
+	memset(longname, 'n', sizeof(longname));
+	memcpy(longname, "user.", 5);
+	longname[256] = 0;
+	show("getxattr, 256-byte name", getxattr("xf", longname, buf, 64));
+	longname[255] = 0;
+	show("getxattr, 255-byte name", getxattr("xf", longname, buf, 64));
+	show("getxattr, unknown namespace", getxattr("xf", "foo.bar", buf, 64));
+	show("getxattr, a directory", getxattr(".", "user.a", buf, 64));
+	r = listxattr("xf", list, sizeof(list));
+	show("listxattr", r);
+	show_list("its names", list, r);
+	show("listxattr, size 0", listxattr("xf", NULL, 0));
+	show("listxattr, buffer too small", listxattr("xf", list, 3));
+	show("listxattr, bad pointer", listxattr("xf", bad, sizeof(list)));
+	show("listxattr, no such file", listxattr("nofile", list, sizeof(list)));
+	show("getxattr through the symlink", getxattr("xl", "user.a", buf, 64));
+	show("lgetxattr of the symlink", lgetxattr("xl", "user.a", buf, 64));
+	show("lsetxattr of the symlink", lsetxattr("xl", "user.a", "1", 1, 0));
+	show("llistxattr of the symlink", llistxattr("xl", list, sizeof(list)));
+	show("lremovexattr of the symlink", lremovexattr("xl", "user.a"));
+	show("fgetxattr", fgetxattr(fd, "user.a", buf, 64));
+	show("fsetxattr", fsetxattr(fd, "user.c", "x", 1, 0));
+	show("flistxattr", flistxattr(fd, list, sizeof(list)));
+	show("fremovexattr", fremovexattr(fd, "user.c"));
+	show("fremovexattr, gone", fremovexattr(fd, "user.c"));
+	show("fgetxattr, fd 999", fgetxattr(999, "user.a", buf, 64));
+	show("fsetxattr, fd 999", fsetxattr(999, "user.a", "1", 1, 0));
+	show("flistxattr, fd 999", flistxattr(999, list, sizeof(list)));
+	show("fremovexattr, fd 999", fremovexattr(999, "user.a"));
+	show("setxattr, flags 4", setxattr("xf", "user.a", "1", 1, 4));
+	show("setxattr, size 65537", setxattr("xf", "user.a", bigvalue, sizeof(bigvalue), 0));
+	show("setxattr, bad value pointer", setxattr("xf", "user.a", bad, 4, 0));
+	show("setxattr, bad name pointer", setxattr("xf", bad, "1", 1, 0));
+	show("setxattr, no such file", setxattr("nofile", "user.a", "1", 1, 0));
+	show("removexattr", removexattr("xf", "user.a"));
+	show("removexattr, gone", removexattr("xf", "user.a"));
+	show("removexattr, empty name", removexattr("xf", ""));
+	show("getxattr on /proc/self/status",
+	     getxattr("/proc/self/status", "user.a", buf, 64));
+	pfd = open("/proc/self/status", O_RDONLY);
+	show("fgetxattr on /proc/self/status", fgetxattr(pfd, "user.a", buf, 64));
+	show("flistxattr on /proc/self/status", flistxattr(pfd, list, sizeof(list)));
+	show("fsetxattr on /proc/self/status", fsetxattr(pfd, "user.a", "1", 1, 0));
+	close(pfd);
+	close(fd);
+	unlink("xl");
+	unlink("xf");
+}
+
 /* Guest only: what umlrun answers where the host's would differ. */
 static void part_clone3_guest(void)
 {
@@ -640,6 +740,8 @@ int main(int argc, char **argv)
 		part_memfd();
 	else if (strcmp(argv[1], "close_range") == 0)
 		part_close_range();
+	else if (strcmp(argv[1], "xattr") == 0)
+		part_xattr();
 	else if (strcmp(argv[1], "clone3-guest") == 0)
 		part_clone3_guest();
 	else
