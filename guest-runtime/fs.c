@@ -568,6 +568,31 @@ out:
 	return r;
 }
 
+/*
+ * An O_PATH host fd of a guest path, resolved as every path syscall
+ * resolves it and opened as open() opens (through no magic link the
+ * guest planted, never into umlrun's own /proc/<pid>), for the calls
+ * that then name the file as /proc/self/fd/N (xattr.c).  Without
+ * @follow a symlink is the fd's file itself.
+ */
+int path_open_opath(struct task *t, uint64_t upath, bool follow)
+{
+	struct hpath hp;
+	int r, fd;
+
+	r = path_get(t, AT_FDCWD, upath, &hp, follow);
+	if (r < 0)
+		return r;
+	fd = open_guest(&hp, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW), 0);
+	r = fd < 0 ? -errno : fd;
+	hpath_put(&hp);
+	if (r >= 0 && procfs_is_runtime(r)) {
+		close(r);
+		r = -EACCES;
+	}
+	return r;
+}
+
 long sys_open(struct task *t, const uint64_t *a)
 {
 	return do_open(t, AT_FDCWD, a[0], a[1], a[2]);

@@ -354,8 +354,9 @@ void posix_timers_free(struct proc *p);
 void posix_timer_dequeued(struct proc *p, struct ksiginfo *si);
 int64_t posix_timers_fire(int64_t now);
 
-/* fs.c, for socket.c */
+/* fs.c, for socket.c and xattr.c */
 int unix_path_op(struct task *t, const char *path, int sock, bool bind_it);
+int path_open_opath(struct task *t, uint64_t upath, bool follow);
 struct task *task_by_tid(int tid);
 #define PID_MAX		32768	/* the guest's pid_max */
 extern int pid_want;		/* the next pid_alloc()'s answer, if set */
