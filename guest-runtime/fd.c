@@ -663,12 +663,15 @@ long sys_fcntl(struct task *t, const uint64_t *a)
 		}
 		return 0;
 	case F_ADD_SEALS:
-	case F_GET_SEALS:
+	case F_GET_SEALS: {
 		/* memfds are the host's: so are their seals */
+		int r;
+
 		if (f->synth)
 			return -EINVAL;
-		return fcntl(f->hostfd, a[1], (int)a[2]) < 0 ? -errno :
-		       fcntl(f->hostfd, F_GET_SEALS) * (a[1] == F_GET_SEALS);
+		r = fcntl(f->hostfd, a[1], (int)a[2]);
+		return r < 0 ? -errno : r;
+	}
 	case F_GETLK:
 	case F_SETLK:
 	case F_SETLKW:

@@ -14,13 +14,20 @@
 
 #include "umlrun.h"
 
-/* Both guest fds' files, or -EBADF. */
+/*
+ * Both guest fds' files, or -EBADF; -EINVAL for a signalfd, which has
+ * no splice operations (its host eventfd is the runtime's business).
+ */
 static int two_files(struct task *t, uint64_t a, uint64_t b,
 		     struct file **fa, struct file **fb)
 {
 	*fa = fd_lookup(t, a);
 	*fb = fd_lookup(t, b);
-	return *fa && *fb ? 0 : -EBADF;
+	if (!*fa || !*fb)
+		return -EBADF;
+	if ((*fa)->kind == FILE_SIGNALFD || (*fb)->kind == FILE_SIGNALFD)
+		return -EINVAL;
+	return 0;
 }
 
 /* A guest loff_t pointer in, or NULL. */

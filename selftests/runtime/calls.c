@@ -23,6 +23,7 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/sendfile.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -127,6 +128,13 @@ static void part_signalfd(void)
 	yes("poll, all taken: not readable", !readable(sfd));
 	show("read of 100 bytes", read(sfd, si, 100));
 	show("write", write(sfd, si, sizeof(si[0])));
+	pipe(p);
+	kill(getpid(), SIGUSR1);
+	show("sendfile from it", sendfile(p[1], sfd, NULL, sizeof(si[0])));
+	show("splice from it", splice(sfd, NULL, p[1], NULL, sizeof(si[0]), 0));
+	show("... the signal is still there", sfd_read(sfd, si));
+	close(p[0]);
+	close(p[1]);
 
 	/* A new mask for the same fd: its own signals only. */
 	sigemptyset(&m2);
