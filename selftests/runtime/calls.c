@@ -579,7 +579,7 @@ static int cr_child(void *arg)
 static void part_close_range(void)
 {
 	struct clone_args ca;
-	int i, st;
+	int i, st = -1;
 	long pid;
 
 	for (i = 20; i < 28; i++)
