@@ -449,7 +449,7 @@ static long pick_nr(const char **fmt)
 	static const uint64_t odd[] = {
 		-1ULL, 0x40000000ULL | SYS_getpid /* x32 */, 512, 1000,
 		0x100000000ULL | SYS_getpid, INT_MAX, LONG_MAX,
-		SYS_socket, SYS_clone3, 547,
+		SYS_socket, 434 /* pidfd_open */, 547,
 	};
 	const struct sc *s;
 
@@ -574,7 +574,8 @@ static void __attribute__((noreturn)) child(uint64_t seed, long round,
 		for (j = 0; j < 6; j++)
 			a[j] = *fmt ? gen(*fmt++) : gen_int();
 		spare_master(nr, a);
-		if (nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork)
+		if (nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork ||
+		    nr == SYS_vfork)
 			raw_fork(nr, a, below(256));
 		else
 			raw6(nr, a);
