@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/close_range.h>
 #include <linux/futex.h>
 #include <linux/sched.h>
@@ -630,6 +631,39 @@ static void show_list(const char *name, const char *list, long n)
 
 static char bigvalue[65537];
 
+/*
+ * trusted.* and security.* need CAP_SYS_ADMIN, whatever the runtime's
+ * own powers: a child drops it (as root it has it; a non-root user has
+ * it neither natively nor as a guest).
+ */
+static void xattr_unprivileged(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	char buf[64], list[256];
+	int st;
+	long n;
+
+	show("setxattr trusted.t", setxattr("xf", "trusted.t", "1", 1, 0));
+	if (fork() == 0) {
+		syscall(SYS_capget, &h, d);
+		d[0].effective &= ~(1U << 21);	/* CAP_SYS_ADMIN */
+		syscall(SYS_capset, &h, d);
+		show("without CAP_SYS_ADMIN: getxattr trusted.t",
+		     getxattr("xf", "trusted.t", buf, sizeof(buf)));
+		show("... setxattr trusted.u", setxattr("xf", "trusted.u", "1", 1, 0));
+		show("... removexattr trusted.t", removexattr("xf", "trusted.t"));
+		show("... setxattr security.u", setxattr("xf", "security.u", "1", 1, 0));
+		n = listxattr("xf", list, sizeof(list));
+		show_list("... listxattr", list, n);
+		_exit(0);
+	}
+	wait(&st);
+	n = listxattr("xf", list, sizeof(list));
+	show_list("with it: listxattr", list, n);
+	removexattr("xf", "trusted.t");
+}
+
 static void part_xattr(void)
 {
 	void *volatile bad = (void *)8;
@@ -703,6 +737,7 @@ static void part_xattr(void)
 	show("removexattr", removexattr("xf", "user.a"));
 	show("removexattr, gone", removexattr("xf", "user.a"));
 	show("removexattr, empty name", removexattr("xf", ""));
+	xattr_unprivileged();
 	show("getxattr on /proc/self/status",
 	     getxattr("/proc/self/status", "user.a", buf, 64));
 	pfd = open("/proc/self/status", O_RDONLY);
