@@ -127,6 +127,19 @@ static void part_signalfd(void)
 	show("read, all taken", sfd_read(sfd, si));
 	show("epoll_wait, all taken", epoll_wait(ep, &ev, 1, 0));
 	yes("poll, all taken: not readable", !readable(sfd));
+	{
+		struct pollfd pw = { .fd = sfd, .events = POLLOUT };
+		struct epoll_event ew = { .events = EPOLLOUT };
+		int epw = epoll_create1(0);
+
+		show("poll for POLLOUT", poll(&pw, 1, 0));
+		FD_ZERO(&rs);
+		FD_SET(sfd, &rs);
+		show("select for writing", select(sfd + 1, NULL, &rs, NULL, &tv));
+		epoll_ctl(epw, EPOLL_CTL_ADD, sfd, &ew);
+		show("epoll for EPOLLOUT", epoll_wait(epw, &ew, 1, 0));
+		close(epw);
+	}
 	show("read of 100 bytes", read(sfd, si, 100));
 	show("write", write(sfd, si, sizeof(si[0])));
 	pipe(p);
