@@ -63,6 +63,9 @@ long sys_epoll_ctl(struct task *t, const uint64_t *a)
 		return -EBADF;
 	if (ep == f || ep->kind != FILE_EPOLL)
 		return -EINVAL;
+	/* A signalfd is readable at most; its host eventfd is writable. */
+	if (f->kind == FILE_SIGNALFD)
+		ev.events &= ~(EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND);
 	return epoll_ctl(ep->hostfd, op, f->hostfd, &ev) < 0 ? -errno : 0;
 }
 

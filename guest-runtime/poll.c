@@ -24,6 +24,8 @@ static long do_poll(struct task *t, struct pollfd *g, int n, int64_t deadline)
 
 		h[i].fd = f ? f->hostfd : -1;
 		h[i].events = g[i].events;
+		if (f && f->kind == FILE_SIGNALFD)	/* readable at most */
+			h[i].events &= POLLIN | POLLRDNORM;
 	}
 	ready = poll(h, n, 0);
 	for (i = 0; i < n; i++) {
