@@ -28,6 +28,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -193,6 +194,21 @@ static void part_signalfd(void)
 	waitpid(pid, &st, 0);
 	show("child: EAGAIN, then its own signal", WEXITSTATUS(st));
 	show("parent: its signal is still there", sfd_read(sfd, si));
+
+	/* readv: a record per iovec here (6.1 reads each with its own read). */
+	{
+		struct iovec iov[2] = { { &si[0], sizeof(si[0]) },
+					{ &si[2], sizeof(si[0]) } };
+
+		signalfd(sfd, &m, 0);
+		v.sival_int = 7;
+		sigqueue(getpid(), SIGRTMIN, v);
+		v.sival_int = 8;
+		sigqueue(getpid(), SIGRTMIN, v);
+		show("readv of two records", readv(sfd, iov, 2));
+		val("their values", si[0].ssi_int * 10 + si[2].ssi_int);
+		show("readv, none left", readv(sfd, iov, 2));
+	}
 
 	/* Bad input, in the kernel's order. */
 	show("flags 0x1234", sfd4(-1, &m, 8, 0x1234));
