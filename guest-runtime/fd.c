@@ -300,7 +300,7 @@ long sys_read(struct task *t, const uint64_t *a)
 	if (!f)
 		return -EBADF;
 	if (f->kind == FILE_SIGNALFD)
-		return sigfd_read(t, f, a[1], a[2]);
+		return sigfd_read(t, f, &(struct iovec){ (void *)a[1], a[2] }, 1);
 	if (!n)
 		return 0;
 	buf = malloc(n);
@@ -374,9 +374,9 @@ long sys_readv(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
-	if (f->kind == FILE_SIGNALFD)
-		return -EINVAL;	/* records are read by read() only */
 	r = iov_load(t, a[1], a[2], iov, &total);
+	if (r == 0 && f->kind == FILE_SIGNALFD)
+		return sigfd_read(t, f, iov, a[2]);
 	if (r < 0 || !total)
 		return r;
 	buf = malloc(total);
@@ -408,7 +408,7 @@ long sys_writev(struct task *t, const uint64_t *a)
 	if (!f)
 		return -EBADF;
 	if (f->kind == FILE_SIGNALFD)
-		return -EINVAL;	/* records are read by read() only */
+		return -EINVAL;	/* it has no write operation */
 	r = iov_load(t, a[1], a[2], iov, &total);
 	if (r < 0 || !total)
 		return r;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "umlrun.h"
@@ -167,16 +168,46 @@ static void fill_ssi(struct signalfd_siginfo *o, const struct ksiginfo *si)
 	}
 }
 
+/* Copy @len bytes to offset @pos of the guest's iovecs. */
+static int copy_to_iov(struct task *t, const struct iovec *iov, int cnt,
+		       uint64_t pos, const void *src, size_t len)
+{
+	const char *s = src;
+	int i;
+
+	for (i = 0; i < cnt && len; i++) {
+		uint64_t l = iov[i].iov_len, c;
+
+		if (pos >= l) {
+			pos -= l;
+			continue;
+		}
+		c = l - pos < len ? l - pos : len;
+		if (copy_to_guest(t, (uint64_t)iov[i].iov_base + pos, s, c) < 0)
+			return -EFAULT;
+		s += c;
+		len -= c;
+		pos = 0;
+	}
+	return 0;
+}
+
 /*
- * read(): the first record waits unless O_NONBLOCK, the others are taken
- * only if pending; a bad buffer loses the record, as in the kernel.
+ * read() and readv() (as the kernel's signalfd_read_iter()): the first
+ * record waits unless O_NONBLOCK, the others are taken only if pending;
+ * a record that meets a bad buffer is lost, as in the kernel.
  */
-long sigfd_read(struct task *t, struct file *f, uint64_t ubuf, uint64_t count)
+long sigfd_read(struct task *t, struct file *f, const struct iovec *iov,
+		int cnt)
 {
 	struct signalfd_siginfo o;
 	struct ksiginfo si;
-	uint64_t n = count / sizeof(o), i;
+	uint64_t n = 0, i;
+	int k;
 
+	for (k = 0; k < cnt; k++)
+		n += iov[k].iov_len;
+	n /= sizeof(o);
 	if (!n)
 		return -EINVAL;
 	if (n > SFD_RECORDS)
@@ -185,7 +216,7 @@ long sigfd_read(struct task *t, struct file *f, uint64_t ubuf, uint64_t count)
 		if (!sig_take(t, f->sigmask, &si))
 			break;
 		fill_ssi(&o, &si);
-		if (copy_to_guest(t, ubuf + i * sizeof(o), &o, sizeof(o)) < 0)
+		if (copy_to_iov(t, iov, cnt, i * sizeof(o), &o, sizeof(o)) < 0)
 			return i ? (long)(i * sizeof(o)) : -EFAULT;
 	}
 	if (i)

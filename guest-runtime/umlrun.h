@@ -114,7 +114,9 @@ int fd_install(struct task *t, int minfd, struct file *f, bool cloexec);
 extern bool sigfd_dirty;	/* a pending set changed: sigfd_refresh() */
 void sigfd_refresh(void);
 void sigfd_forget(struct file *f);
-long sigfd_read(struct task *t, struct file *f, uint64_t ubuf, uint64_t count);
+struct iovec;
+long sigfd_read(struct task *t, struct file *f, const struct iovec *iov,
+		int cnt);
 
 /* /proc and /dev/fd as the guest sees them (procfs.c). */
 int procfs_rewrite(struct task *t, char *path, size_t len);
