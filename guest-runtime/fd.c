@@ -507,9 +507,9 @@ long sys_close_range(struct task *t, const uint64_t *a)
 		t->p->fdt = fdt = own;
 	}
 	for (i = first; i < (unsigned int)fdt->size && i <= last; i++) {
-		struct fdent *e = &fdt->ent[i];
+		struct fdent *e = fd_ent(t, i);
 
-		if (!e->f)
+		if (!e)
 			continue;
 		if (flags & CLOSE_RANGE_CLOEXEC) {
 			e->cloexec = true;
