@@ -181,6 +181,8 @@ expect_output "the runtime fuzzer's findings: as the kernel" "edges ok" \
 	"$TESTBIN/edges"
 expect_output "timeouts of 2^63 - 1 s sleep until a signal, itimers do not fire" \
 	"timeouts ok" "$TESTBIN/timeouts"
+expect_output "1 ms sleeps, poll, timerfd, POSIX timer: under 6 ms, also beside a spinner" \
+	"precise ok" "$TESTBIN/precise"
 expect_output "job control: stop, WUNTRACED, continue, no EINTR" \
 	"jobctl ok" "$TESTBIN/jobctl"
 expect_output "threads, futexes, tgkill" "threads 80000" "$TESTBIN/threads"
