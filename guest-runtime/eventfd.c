@@ -93,6 +93,22 @@ long sys_timerfd_settime(struct task *t, const uint64_t *a)
 	return 0;
 }
 
+/*
+ * A blocking read of timerfd @f: wait for its host fd, and until its
+ * expiry too, so the runtime wakes the reader then even while other
+ * guests run (it polls host fds only between their slices).
+ */
+long timerfd_block(struct task *t, struct file *f)
+{
+	struct itimerspec cur;
+	long r = block_on_fd(t, f->hostfd, POLLIN);
+
+	if (r == SYS_BLOCK && timerfd_gettime(f->hostfd, &cur) == 0 &&
+	    (cur.it_value.tv_sec || cur.it_value.tv_nsec))
+		block_until(t, ns_after(timespec_ns(&cur.it_value)));
+	return r;
+}
+
 long sys_timerfd_gettime(struct task *t, const uint64_t *a)
 {
 	struct itimerspec cur;

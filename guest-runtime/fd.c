@@ -243,7 +243,8 @@ static long read_common(struct task *t, struct file *f, char *buf, size_t n)
 		r = read(f->hostfd, buf, n);
 	while (r < 0 && errno == EINTR);
 	if (r < 0 && errno == EAGAIN && !(f->flags & O_NONBLOCK))
-		return block_on_fd(t, f->hostfd, POLLIN);
+		return f->kind == FILE_TIMERFD ? timerfd_block(t, f)
+					       : block_on_fd(t, f->hostfd, POLLIN);
 	if (r > 0 && f->pollable)
 		io_activity = true;	/* a writer may be waiting for room */
 	return r < 0 ? -errno : r;

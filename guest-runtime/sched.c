@@ -3,9 +3,11 @@
  * The scheduler: one runtime thread drives every guest thread in turn.
  *
  * A runnable task runs until it blocks, dies or its time slice ends (a
- * periodic SIGALRM kicks the running guest out of uml_thread_run()).  When
- * nothing is runnable the runtime sleeps in poll() on the host fds and
- * deadlines the blocked tasks wait for.
+ * SIGALRM kicks the running guest out of uml_thread_run()).  That timer is
+ * one-shot, armed for the end of the slice or the earliest deadline of a
+ * blocked task or timer if that comes first, so that a guest waiting for
+ * a time wakes then, not at the next slice.  When nothing is runnable the
+ * runtime sleeps in ppoll() on the host fds until the earliest deadline.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,7 +22,7 @@
 
 #include "umlrun.h"
 
-#define SLICE_USEC	10000
+#define SLICE_NS	10000000LL
 
 struct task *current;
 static struct task *rq_head, *rq_tail;
@@ -29,6 +31,9 @@ static volatile sig_atomic_t host_sig;
 static volatile sig_atomic_t dump_req;
 static bool host_tstp;		/* a ^Z was forwarded: stop along with init */
 bool io_activity;
+static bool deadline_new;	/* one may come before the armed SIGALRM */
+static int64_t next_deadline;	/* earliest of poll_events(), 0 = none */
+static int64_t timer_at;	/* when the armed SIGALRM comes, 0 = off */
 
 int64_t now_ns(void)
 {
@@ -192,7 +197,15 @@ long block_on_fd(struct task *t, int hostfd, short events)
 long block_until(struct task *t, int64_t deadline)
 {
 	t->w.deadline = deadline;
+	if (deadline)
+		sched_deadline_new();
 	return SYS_BLOCK;
+}
+
+/* A deadline or timer was set: the SIGALRM may have to come earlier. */
+void sched_deadline_new(void)
+{
+	deadline_new = true;
 }
 
 void wake_children_waiters(struct proc *p)
@@ -210,7 +223,8 @@ static void poll_events(bool may_sleep)
 	static struct pollfd *pfd;
 	static int pcap;
 	int64_t now = now_ns(), next = itimers_fire(now), pt = posix_timers_fire(now);
-	int n = 0, i, timeout;
+	struct timespec ts, *timeout = NULL;
+	int n = 0, i;
 	struct proc *p;
 	struct task *t;
 
@@ -239,13 +253,17 @@ static void poll_events(bool may_sleep)
 			n += t->w.nfds;
 		}
 	}
-	if (!may_sleep || rq_head)
-		timeout = 0;
-	else if (next)
-		timeout = (next - now + 999999) / 1000000;
-	else
-		timeout = -1;
-	if (poll(pfd, n, timeout) <= 0 && !next)
+	next_deadline = next;
+	if (!may_sleep || rq_head) {
+		ts = (struct timespec){ 0, 0 };
+		timeout = &ts;
+	} else if (next) {
+		int64_t d = next > now ? next - now : 0;
+
+		ts = (struct timespec){ d / 1000000000, d % 1000000000 };
+		timeout = &ts;
+	}
+	if (ppoll(pfd, n, timeout, NULL) <= 0 && !next)
 		return;
 	now = now_ns();
 	i = 0;
@@ -353,15 +371,62 @@ static void on_host_signal(int sig)
 	kick_current();
 }
 
-/* The slice timer runs only while some guest runs: an idle runtime sleeps. */
+/* One SIGALRM at CLOCK_MONOTONIC @at, none if 0. */
+static void timer_arm(int64_t at)
+{
+	struct itimerval it = { { 0, 0 }, { 0, 0 } };
+
+	if (at) {
+		int64_t d = at - now_ns();
+
+		if (d < 1000)
+			d = 1000;	/* 0 would disarm it */
+		it.it_value.tv_sec = d / 1000000000;
+		it.it_value.tv_usec = (d % 1000000000 + 999) / 1000;
+	}
+	timer_at = at;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/*
+ * The slice timer runs only while some guest runs: an idle runtime sleeps.
+ * On: a new slice, its SIGALRM at its end, or at the earliest deadline
+ * poll_events() saw if that is sooner.  tick must be clear already: a
+ * SIGALRM lost after this would leave a spinning guest running forever.
+ */
 static void slice_timer(bool on)
 {
-	struct itimerval it = {
-		.it_interval = { 0, on ? SLICE_USEC : 0 },
-		.it_value = { 0, on ? SLICE_USEC : 0 },
-	};
+	int64_t at = 0;
 
-	setitimer(ITIMER_REAL, &it, NULL);
+	if (on) {
+		at = now_ns() + SLICE_NS;
+		if (next_deadline && next_deadline < at)
+			at = next_deadline;
+	}
+	timer_arm(at);
+}
+
+/*
+ * A deadline or timer was set while a guest may run: wake who is due, and
+ * bring the SIGALRM forward if one is now due before it, never later (a
+ * guest that sets timers all the time still ends its slice).
+ */
+static void deadline_check(void)
+{
+	deadline_new = false;
+	poll_events(false);
+	if (next_deadline && timer_at && next_deadline < timer_at)
+		timer_arm(next_deadline);
+}
+
+/* A new slice: wake who is due, then the next SIGALRM. */
+static void slice_next(void)
+{
+	tick = 0;
+	io_activity = false;
+	deadline_new = false;
+	poll_events(false);
+	slice_timer(true);
 }
 
 static void setup_timer(void)
@@ -474,8 +539,12 @@ static void handle_exit(struct task *t, const struct uml_exit *ex)
 	}
 }
 
-/* Run @t until it blocks, dies or uses up its slice. */
-static void run_task(struct task *t)
+/*
+ * Run @t until it blocks, dies or uses up its slice.  True if it is still
+ * runnable: the caller queues it again, behind the tasks whose wait the
+ * slice's end may have ended.
+ */
+static bool run_task(struct task *t)
 {
 	struct uml_exit ex;
 	int r;
@@ -483,21 +552,22 @@ static void run_task(struct task *t)
 	for (;;) {
 		/* Its process may be reaped, and freed, already. */
 		if (t->state == TASK_DEAD)
-			return;
+			return false;
 		if (t->p->stopped)
-			return;		/* proc_continue() queues it again */
+			return false;	/* proc_continue() queues it again */
 		if (t->state == TASK_SYSCALL)
 			syscall_handle(t);
 		if (t->state != TASK_RUNNABLE)
-			return;
+			return false;
 		if (!sig_deliver(t) || t->state != TASK_RUNNABLE)
-			return;
+			return false;
 		if (t->p->stopped)
-			return;		/* proc_continue() queues it again */
+			return false;	/* proc_continue() queues it again */
+		if (deadline_new)
+			deadline_check();
 		if (tick || host_sig || dump_req || t->yield) {
 			t->yield = false;
-			sched_enqueue(t);
-			return;
+			return true;
 		}
 		current = t;
 		r = uml_thread_run(t->th, &ex);
@@ -505,7 +575,7 @@ static void run_task(struct task *t)
 		if (r < 0) {
 			t->th_gone = true;
 			proc_exit_group(t->p, SIGKILL);
-			return;
+			return false;
 		}
 		stats_exit(ex.reason);
 		handle_exit(t, &ex);
@@ -530,11 +600,14 @@ int sched_loop(void)
 			host_tstp = false;
 			stop_runtime();
 		}
-		if (tick || io_activity) {
-			tick = 0;
+		if (tick) {
+			slice_next();
+		} else if (io_activity) {
 			io_activity = false;
 			poll_events(false);
 		}
+		if (deadline_new)
+			deadline_check();
 		t = rq_pop();
 		if (!t) {
 			slice_timer(false);
@@ -542,7 +615,11 @@ int sched_loop(void)
 			slice_timer(true);
 			continue;
 		}
-		run_task(t);
+		if (!run_task(t))
+			continue;
+		if (tick)
+			slice_next();	/* who is due runs before @t again */
+		sched_enqueue(t);
 	}
 	return init_exit_status();
 }

@@ -169,6 +169,7 @@ long sys_setitimer(struct task *t, const uint64_t *a)
 	t->p->itimer_next = timeval_ns(&it.it_value) ?
 			    ns_after(timeval_ns(&it.it_value)) : 0;
 	t->p->itimer_interval = timeval_ns(&it.it_interval);
+	sched_deadline_new();
 	return 0;
 }
 
@@ -184,5 +185,6 @@ long sys_alarm(struct task *t, const uint64_t *a)
 	t->p->itimer_next = a[0] ? now_ns() + (int64_t)(unsigned int)a[0] *
 				   1000000000LL : 0;
 	t->p->itimer_interval = 0;
+	sched_deadline_new();
 	return left;
 }

@@ -157,6 +157,7 @@ long sys_timer_settime(struct task *t, const uint64_t *a)
 		      ns_sat((__int128)now_ns() + (v > 0 ? v : 0)) : 0;
 	tm->interval = timespec_ns(&it.it_interval);
 	tm->overrun = 0;
+	sched_deadline_new();
 	if (a[3] && copy_to_guest(t, a[3], &old, sizeof(old)) < 0)
 		return -EFAULT;
 	return 0;

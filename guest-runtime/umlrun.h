@@ -109,6 +109,7 @@ void fdt_close_on_exec(struct fdtable *fdt);
 struct fdent *fd_ent(struct task *t, unsigned int fd);
 struct file *fd_lookup(struct task *t, unsigned int fd);
 int fd_install(struct task *t, int minfd, struct file *f, bool cloexec);
+long timerfd_block(struct task *t, struct file *f);	/* eventfd.c */
 
 /* signalfd.c */
 extern bool sigfd_dirty;	/* a pending set changed: sigfd_refresh() */
@@ -381,6 +382,7 @@ extern int tty_fg_pgrp;
 void wait_reset(struct waitinfo *w);
 long block_on_fd(struct task *t, int hostfd, short events);
 long block_until(struct task *t, int64_t deadline);
+void sched_deadline_new(void);
 void wake_children_waiters(struct proc *p);
 int64_t itimers_fire(int64_t now);
 int futex_wake(struct uml_aspace *as, uint64_t addr, int n, uint32_t bitset);
