@@ -238,6 +238,8 @@ else
 	run_case "xattrs: path, l and f calls, sizes, symlinks, /proc, bad input" \
 		"$TESTBIN/calls xattr"
 fi
+run_case "SO_RCVTIMEO, SO_SNDTIMEO and MSG_WAITALL, as the kernel's" \
+	"$TESTBIN/socktime"
 expect_output "--net=none refuses inet sockets, unix ones work" \
 	"$(printf 'inet: not here\nsock ok')" \
 	--rw --net=none $BB sh -c "cd $WORK && $TESTBIN/sock"
