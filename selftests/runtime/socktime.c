@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -124,7 +125,7 @@ static void listen_timeouts(void)
 	struct sockaddr_in in = { .sin_family = AF_INET,
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	socklen_t len = sizeof(in);
+	socklen_t len = sizeof(in), ulen;
 	int l, c1, c2;
 
 	l = socket(AF_INET, SOCK_STREAM, 0);
@@ -149,16 +150,17 @@ static void listen_timeouts(void)
 	/* A unix listener whose backlog of 0 is full after one connect. */
 	l = socket(AF_UNIX, SOCK_STREAM, 0);
 	strcpy(un.sun_path + 1, "socktime");
-	if (bind(l, (struct sockaddr *)&un, sizeof(un)) || listen(l, 0)) {
+	ulen = offsetof(struct sockaddr_un, sun_path) + 1 + strlen("socktime");
+	if (bind(l, (struct sockaddr *)&un, ulen) || listen(l, 0)) {
 		perror("unix listener");
 		return;
 	}
 	c1 = socket(AF_UNIX, SOCK_STREAM, 0);
 	c2 = socket(AF_UNIX, SOCK_STREAM, 0);
-	connect(c1, (struct sockaddr *)&un, sizeof(un));
+	connect(c1, (struct sockaddr *)&un, ulen);
 	timeo(c2, SO_SNDTIMEO);
 	show("unix connect, backlog full", connect(c2, (struct sockaddr *)&un,
-						   sizeof(un)), TIMEO_MS);
+						   ulen), TIMEO_MS);
 	close(c1);
 	close(c2);
 	close(l);
