@@ -243,8 +243,9 @@ static long read_common(struct task *t, struct file *f, char *buf, size_t n)
 		r = read(f->hostfd, buf, n);
 	while (r < 0 && errno == EINTR);
 	if (r < 0 && errno == EAGAIN && !(f->flags & O_NONBLOCK))
-		return f->kind == FILE_TIMERFD ? timerfd_block(t, f)
-					       : block_on_fd(t, f->hostfd, POLLIN);
+		return f->kind == FILE_TIMERFD ? timerfd_block(t, f) :
+		       f->kind == FILE_SOCKET ? sock_block(t, f, POLLIN) :
+		       block_on_fd(t, f->hostfd, POLLIN);
 	if (r > 0 && f->pollable)
 		io_activity = true;	/* a writer may be waiting for room */
 	return r < 0 ? -errno : r;
@@ -286,7 +287,10 @@ static long write_common(struct task *t, struct file *f, const char *buf,
 block:
 		if (f->flags & O_NONBLOCK)
 			return done ? (long)done : -EAGAIN;
-		return block_on_fd(t, f->hostfd, POLLOUT);
+		if (f->kind != FILE_SOCKET)
+			return block_on_fd(t, f->hostfd, POLLOUT);
+		r = sock_block(t, f, POLLOUT);	/* SO_SNDTIMEO */
+		return r == -EAGAIN && done ? (long)done : r;
 	}
 	return t->sys_done;
 }

@@ -5,8 +5,8 @@
  *
  * The runtime creates them non-blocking; a call that would block parks
  * the guest task on the host fd (the guest's O_NONBLOCK and MSG_DONTWAIT
- * decide whether it waits), never the runtime.  What crosses the boundary
- * is translated:
+ * decide whether it waits, SO_RCVTIMEO and SO_SNDTIMEO how long), never
+ * the runtime.  What crosses the boundary is translated:
  *  - AF_UNIX path names are guest paths (its cwd, --root; bind needs
  *    --rw), and a guest connects only to sockets a guest bound; abstract
  *    names live in a namespace of this runtime ("umlrun.<pid>." before
@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -207,6 +208,57 @@ long sys_socketpair(struct task *t, const uint64_t *a)
 	return 0;
 }
 
+/*
+ * A blocking call on socket @f found nothing to do: may it wait, for how
+ * long?  On the syscall's first call, t->sys_deadline becomes the end of
+ * the socket's SO_RCVTIMEO (@rcv: receiving, accepting) or SO_SNDTIMEO
+ * (sending, connecting), as the host socket holds it (0: no end).  0 to
+ * wait on, -EAGAIN once that time is over, or at once when the time set
+ * was negative (the kernel's timeo 0: sock_set_timeout()).
+ */
+static int sock_timeout(struct task *t, struct file *f, bool rcv)
+{
+	struct timeval tv;
+	socklen_t len = sizeof(tv);
+
+	if (t->sys_again)
+		return t->sys_deadline && now_ns() >= t->sys_deadline ? -EAGAIN : 0;
+	t->sys_deadline = 0;
+	if (rcv ? f->rcv_nowait : f->snd_nowait)
+		return -EAGAIN;
+	if (getsockopt(f->hostfd, SOL_SOCKET, rcv ? SO_RCVTIMEO : SO_SNDTIMEO,
+		       &tv, &len) == 0 && (tv.tv_sec || tv.tv_usec))
+		t->sys_deadline = ns_after(timeval_ns(&tv));
+	return 0;
+}
+
+/*
+ * Wait for @events (POLLIN: receive, else send) on socket @f's host fd,
+ * within its timeout: SYS_BLOCK, or -EAGAIN when the time is over.
+ */
+long sock_block(struct task *t, struct file *f, short events)
+{
+	int r = sock_timeout(t, f, events & POLLIN);
+
+	if (r < 0)
+		return r;
+	if (t->sys_deadline)
+		block_until(t, t->sys_deadline);
+	return block_on_fd(t, f->hostfd, events);
+}
+
+/* Is @hostfd ready for @events now?  (A SIGALRM in poll() is "not yet".) */
+static bool sock_ready(int hostfd, short events)
+{
+	struct pollfd pfd = { .fd = hostfd, .events = events };
+	int r;
+
+	do
+		r = poll(&pfd, 1, 0);
+	while (r < 0 && errno == EINTR);
+	return r != 0;
+}
+
 /* An AF_UNIX path name in @h: bind or connect through the guest's view. */
 static bool unix_path(const struct sockaddr_storage *h, socklen_t hlen)
 {
@@ -260,7 +312,11 @@ long sys_listen(struct task *t, const uint64_t *a)
 
 /*
  * A blocking connect: the host's goes on in the background (EINPROGRESS);
- * the guest waits until the socket is writable, then gets its result.
+ * the guest waits until the socket is writable, then gets its result, or
+ * EINPROGRESS when SO_SNDTIMEO ends the wait first (inet_stream_connect()
+ * does so; the connect goes on).  An AF_UNIX listener whose backlog is
+ * full is asked again every 10 ms; its SO_SNDTIMEO ends that with EAGAIN,
+ * as unix_stream_connect() does.
  */
 long sys_connect(struct task *t, const uint64_t *a)
 {
@@ -275,6 +331,13 @@ long sys_connect(struct task *t, const uint64_t *a)
 	if (!f)
 		return r;
 	if (t->sys_again && f->connecting) {
+		if (!sock_ready(f->hostfd, POLLOUT)) {
+			r = sock_block(t, f, POLLOUT);
+			if (r != -EAGAIN)
+				return r;
+			f->connecting = false;
+			return -EINPROGRESS;
+		}
 		f->connecting = false;
 		if (getsockopt(f->hostfd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
 			return -errno;
@@ -290,11 +353,21 @@ long sys_connect(struct task *t, const uint64_t *a)
 		r = connect(f->hostfd, (struct sockaddr *)&h, hlen) < 0 ? -errno : 0;
 	}
 	if (r == -EINPROGRESS && !(f->flags & O_NONBLOCK)) {
-		f->connecting = true;
-		return block_on_fd(t, f->hostfd, POLLOUT);
+		r = sock_block(t, f, POLLOUT);
+		if (r == -EAGAIN)
+			return -EINPROGRESS;
+		f->connecting = r == SYS_BLOCK;
+		return r;
 	}
-	if (r == -EAGAIN && f->sock_family == AF_UNIX && !(f->flags & O_NONBLOCK))
-		return block_until(t, now_ns() + 10000000);	/* backlog full */
+	if (r == -EAGAIN && f->sock_family == AF_UNIX && !(f->flags & O_NONBLOCK)) {
+		int64_t again = now_ns() + 10000000;	/* backlog full */
+
+		r = sock_timeout(t, f, false);
+		if (r < 0)
+			return r;
+		return block_until(t, t->sys_deadline && t->sys_deadline < again ?
+				   t->sys_deadline : again);
+	}
 	return r;
 }
 
@@ -316,7 +389,7 @@ static long do_accept(struct task *t, uint64_t fd, uint64_t uaddr,
 		      SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (nfd < 0) {
 		if (errno == EAGAIN && !(f->flags & O_NONBLOCK))
-			return block_on_fd(t, f->hostfd, POLLIN);
+			return sock_block(t, f, POLLIN);
 		return -errno;
 	}
 	r = addr_out(t, &h, hlen, uaddr, ulenp);
@@ -420,7 +493,22 @@ long sys_setsockopt(struct task *t, const uint64_t *a)
 		len = sizeof(buf);
 	if (copy_from_guest(t, buf, a[3], len) < 0)
 		return -EFAULT;
-	return setsockopt(f->hostfd, a[1], a[2], buf, len) < 0 ? -errno : 0;
+	if (setsockopt(f->hostfd, a[1], a[2], buf, len) < 0)
+		return -errno;
+	if (a[1] == SOL_SOCKET) {
+		/* The host took it: a timeval, whichever of the two names. */
+		struct timeval tv;
+		bool neg;
+
+		memcpy(&tv, buf, sizeof(tv));
+		neg = tv.tv_sec < 0;
+
+		if (a[2] == SO_RCVTIMEO_OLD || a[2] == SO_RCVTIMEO_NEW)
+			f->rcv_nowait = neg;
+		else if (a[2] == SO_SNDTIMEO_OLD || a[2] == SO_SNDTIMEO_NEW)
+			f->snd_nowait = neg;
+	}
+	return 0;
 }
 
 /* SO_PEERCRED: the host would name the runtime; the guest gets its ids. */
@@ -577,6 +665,8 @@ struct gmsg {
 	struct sockaddr_storage name;
 	struct iovec iov;
 	char *buf;
+	uint64_t umsg;		/* recvmsg: the guest's msghdr */
+	uint64_t ubuf;		/* recvfrom: the guest's buffer */
 	char control[MAX_CONTROL];
 };
 
@@ -602,6 +692,7 @@ static long msg_in(struct task *t, uint64_t umsg, struct gmsg *g, bool recv)
 			total = IO_MAX;
 	}
 	memset(&g->m, 0, sizeof(g->m));
+	g->umsg = umsg;
 	g->buf = malloc(total + 1);
 	if (!g->buf)
 		return -ENOMEM;
@@ -644,24 +735,48 @@ static long msg_in(struct task *t, uint64_t umsg, struct gmsg *g, bool recv)
 	return 0;
 }
 
-/* Scatter @n received bytes and the rest of @g back to the guest's msghdr. */
+/*
+ * @n received bytes at @buf to the guest's buffer, @off bytes into it:
+ * recvfrom's, or scattered over recvmsg's iovecs (read anew: between the
+ * parts of a MSG_WAITALL another guest thread may have changed them).
+ */
+static int data_out(struct task *t, const struct gmsg *g, size_t off,
+		    const char *buf, size_t n)
+{
+	struct msghdr gm;
+	struct iovec iov[1024];
+	size_t c, i;
+
+	if (!g->umsg)
+		return copy_to_guest(t, g->ubuf + off, buf, n);
+	if (copy_from_guest(t, &gm, g->umsg, sizeof(gm)) < 0 ||
+	    gm.msg_iovlen > ARRAY_SIZE(iov) ||
+	    copy_from_guest(t, iov, (uint64_t)gm.msg_iov,
+			    gm.msg_iovlen * sizeof(iov[0])) < 0)
+		return -EFAULT;
+	for (i = 0; i < gm.msg_iovlen && n; i++) {
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		c = iov[i].iov_len - off < n ? iov[i].iov_len - off : n;
+		if (copy_to_guest(t, (uint64_t)iov[i].iov_base + off, buf, c) < 0)
+			return -EFAULT;
+		buf += c;
+		n -= c;
+		off = 0;
+	}
+	return 0;
+}
+
+/* The rest of @g (the data went already) back to the guest's msghdr. */
 static long msg_out(struct task *t, uint64_t umsg, struct gmsg *g, size_t n,
 		    int flags)
 {
 	struct msghdr gm;
-	struct iovec iov[1024];
-	size_t off = 0, c, i;
 
-	if (copy_from_guest(t, &gm, umsg, sizeof(gm)) < 0 ||
-	    copy_from_guest(t, iov, (uint64_t)gm.msg_iov,
-			    gm.msg_iovlen * sizeof(iov[0])) < 0)
+	if (copy_from_guest(t, &gm, umsg, sizeof(gm)) < 0)
 		return -EFAULT;
-	for (i = 0; i < gm.msg_iovlen && off < n; i++) {
-		c = iov[i].iov_len < n - off ? iov[i].iov_len : n - off;
-		if (copy_to_guest(t, (uint64_t)iov[i].iov_base, g->buf + off, c) < 0)
-			return -EFAULT;
-		off += c;
-	}
 	if (gm.msg_control) {
 		control_out(t, g->control, g->m.msg_controllen, flags);
 		if (copy_to_guest(t, (uint64_t)gm.msg_control, g->control,
@@ -714,8 +829,11 @@ static long do_sendmsg(struct task *t, struct file *f, struct gmsg *g,
 		g->iov.iov_base = g->buf + t->sys_done;
 		g->iov.iov_len = total - t->sys_done;
 		n = sendmsg(f->hostfd, &g->m, (flags | MSG_DONTWAIT | MSG_NOSIGNAL));
-		if (n < 0 && errno == EAGAIN && would_wait(f, flags))
-			return block_on_fd(t, f->hostfd, POLLOUT);
+		if (n < 0 && errno == EAGAIN && would_wait(f, flags)) {
+			long r = sock_block(t, f, POLLOUT);
+
+			return r == -EAGAIN && t->sys_done ? (long)t->sys_done : r;
+		}
 		if (n < 0) {
 			if (errno == EPIPE && !(flags & MSG_NOSIGNAL)) {
 				struct ksiginfo si = { .signo = SIGPIPE,
@@ -735,21 +853,52 @@ static long do_sendmsg(struct task *t, struct file *f, struct gmsg *g,
 	}
 }
 
+/*
+ * recvmsg with the guest's flags, the data straight to the guest
+ * (data_out()).  MSG_WAITALL on a blocking stream waits for the whole
+ * length (t->sys_done counts what went to the guest already, across
+ * waits), as the kernel does, until EOF, an error, the timeout or a
+ * signal (syscall_interrupted() returns t->sys_done), or a part that
+ * brought control data (the kernel too ends a unix stream's read there).
+ */
 static long do_recvmsg(struct task *t, struct file *f, struct gmsg *g,
 		       int flags)
 {
+	size_t total = g->iov.iov_len, clen = g->m.msg_controllen, c;
+	socklen_t nlen = g->m.msg_namelen;
+	bool all = (flags & MSG_WAITALL) && f->sock_type == SOCK_STREAM &&
+		   !(flags & (MSG_PEEK | MSG_OOB | MSG_ERRQUEUE)) &&
+		   would_wait(f, flags);
 	ssize_t n;
+	long r;
 
 	if (flags & ~(MSG_CMSG_CLOEXEC | MSG_DONTWAIT | MSG_ERRQUEUE | MSG_OOB |
 		      MSG_PEEK | MSG_TRUNC | MSG_WAITALL))
 		return -EOPNOTSUPP;
-	n = recvmsg(f->hostfd, &g->m, (flags & ~MSG_WAITALL) | MSG_DONTWAIT |
-		    MSG_CMSG_CLOEXEC);
-	if (n < 0 && errno == EAGAIN && would_wait(f, flags))
-		return block_on_fd(t, f->hostfd, POLLIN);
-	if (n > 0)
-		io_activity = true;
-	return n < 0 ? -errno : n;
+	for (;;) {
+		g->iov.iov_len = total - t->sys_done;
+		g->m.msg_controllen = clen;
+		g->m.msg_namelen = nlen;
+		n = recvmsg(f->hostfd, &g->m, (flags & ~MSG_WAITALL) |
+			    MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EAGAIN && would_wait(f, flags)) {
+			r = sock_block(t, f, POLLIN);
+			return r == -EAGAIN && t->sys_done ? (long)t->sys_done : r;
+		}
+		if (n < 0)
+			return t->sys_done ? (long)t->sys_done : -errno;
+		if (n > 0)
+			io_activity = true;
+		/* MSG_TRUNC: a datagram's length, maybe more than was read. */
+		c = (size_t)n < g->iov.iov_len ? (size_t)n : g->iov.iov_len;
+		if (data_out(t, g, t->sys_done, g->buf, c) < 0)
+			return -EFAULT;
+		if (!all)
+			return n;
+		t->sys_done += n;
+		if (!n || t->sys_done >= total || g->m.msg_controllen)
+			return t->sys_done;
+	}
 }
 
 /* sendmsg or (@recv) recvmsg of the guest's msghdr at a[1]. */
@@ -836,12 +985,11 @@ long sys_recvfrom(struct task *t, const uint64_t *a)
 		return -ENOMEM;
 	f = sock_lookup(t, a[0], &r);
 	if (f) {
+		g->ubuf = a[1];
 		g->m.msg_name = a[4] ? &g->name : NULL;
 		g->m.msg_namelen = a[4] ? sizeof(g->name) : 0;
 		r = do_recvmsg(t, f, g, a[3] & ~MSG_CMSG_CLOEXEC);
 	}
-	if (f && r > 0 && copy_to_guest(t, a[1], g->buf, r) < 0)
-		r = -EFAULT;
 	if (f && r >= 0 && a[4] && addr_out(t, &g->name, g->m.msg_namelen, a[4], a[5]) < 0)
 		r = -EFAULT;
 	free(g->buf);

@@ -79,6 +79,8 @@ struct file {
 	int sock_family, sock_type;
 	int peer_pid;		/* SO_PEERCRED's guest pid, 0 if not known */
 	bool connecting;	/* a blocking connect is waiting */
+	bool rcv_nowait;	/* SO_RCVTIMEO was negative: never wait */
+	bool snd_nowait;	/* SO_SNDTIMEO was negative */
 	char *dirbuf;		/* procdir: the listing being read */
 	size_t dirlen, dirpos;
 	/* signalfd (signalfd.c) */
@@ -110,6 +112,7 @@ struct fdent *fd_ent(struct task *t, unsigned int fd);
 struct file *fd_lookup(struct task *t, unsigned int fd);
 int fd_install(struct task *t, int minfd, struct file *f, bool cloexec);
 long timerfd_block(struct task *t, struct file *f);	/* eventfd.c */
+long sock_block(struct task *t, struct file *f, short events);	/* socket.c */
 
 /* signalfd.c */
 extern bool sigfd_dirty;	/* a pending set changed: sigfd_refresh() */
