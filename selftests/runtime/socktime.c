@@ -7,7 +7,8 @@
  * a negative one makes the calls not wait at all; MSG_WAITALL on a stream
  * waits until the whole length came, or EOF, or the timeout.  The output
  * is compared with the native run's (busybox.sh), so it prints no times,
- * only whether each wait lasted about its timeout.
+ * only whether each wait lasted about its timeout.  And recvfrom with
+ * MSG_TRUNC writes only its buffer, though it returns more.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -208,6 +209,26 @@ static void waitall(void)
 	close(sv[0]);
 }
 
+/* MSG_TRUNC: a datagram's whole length, but only the buffer is written. */
+static void trunc_dgram(void)
+{
+	char msg[100], buf[100];
+	int sv[2], i, past = 0;
+	long r;
+
+	socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+	memset(msg, 'm', sizeof(msg));
+	memset(buf, 'x', sizeof(buf));
+	send(sv[1], msg, sizeof(msg), 0);
+	r = recvfrom(sv[0], buf, 10, MSG_TRUNC, NULL, NULL);
+	for (i = 10; i < (int)sizeof(buf); i++)
+		past += buf[i] != 'x';
+	printf("recvfrom MSG_TRUNC into 10 bytes: %ld, %d bytes past them written\n",
+	       r, past);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -217,5 +238,6 @@ int main(void)
 	stream_timeouts();
 	listen_timeouts();
 	waitall();
+	trunc_dgram();
 	return 0;
 }
