@@ -199,6 +199,8 @@ expect_output "POSIX timers: SI_TIMER, overruns, SIGEV_NONE and THREAD_ID, as th
 	"ptimer ok" "$TESTBIN/ptimer"
 expect_output "getrusage, times and wait4's rusage report real CPU time" \
 	"rusage ok" "$TESTBIN/rusage"
+run_case "file mappings: mremap grows and moves them, madvise, as the kernel's" \
+	"$TESTBIN/mmfile"
 run_case "sendfile, copy_file_range, splice and tee, as the kernel's" \
 	"$TESTBIN/xfer"
 run_case "futex requeue, wake_op, bitsets, clocks and errors, as the kernel's" \
