@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,8 +116,15 @@ static int load_segment(struct task *t, int fd, const Elf64_Phdr *ph,
 	    PAGE_ALIGN(mem_end) > t->p->mm->top)
 		return -EINVAL;
 	if (ph->p_filesz) {
-		r = mm_map(t, start, map_end - start, prot, UML_MAP_PRIVATE, fd,
+		/* The mapping keeps the file (mremap, MADV_DONTNEED). */
+		struct file *f = file_new(fcntl(fd, F_DUPFD_CLOEXEC, 0), O_RDONLY);
+
+		if (!f)
+			return -ENOMEM;
+		r = f->hostfd < 0 ? -EMFILE :
+		    mm_map(t, start, map_end - start, prot, UML_MAP_PRIVATE, f,
 			   PAGE_DOWN(ph->p_offset));
+		file_put(f);
 		if (r < 0)
 			return r;
 	} else {
@@ -130,7 +138,7 @@ static int load_segment(struct task *t, int fd, const Elf64_Phdr *ph,
 		return -EFAULT;
 	if (PAGE_ALIGN(mem_end) > map_end)
 		r = mm_map(t, map_end, PAGE_ALIGN(mem_end) - map_end, prot,
-			   UML_MAP_PRIVATE | UML_MAP_ANONYMOUS, -1, 0);
+			   UML_MAP_PRIVATE | UML_MAP_ANONYMOUS, NULL, 0);
 	else
 		r = 0;
 	return r;
@@ -228,7 +236,7 @@ static int map_stack(struct task *t, const struct exec_args *a,
 
 	r = mm_map(t, mm->stack_top - STACK_SIZE, STACK_SIZE,
 		   PROT_READ | PROT_WRITE, UML_MAP_PRIVATE | UML_MAP_ANONYMOUS,
-		   -1, 0);
+		   NULL, 0);
 	if (r < 0)
 		return r;
 	sb.top = sb.sp = mm->stack_top;

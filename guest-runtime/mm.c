@@ -2,13 +2,17 @@
 /*
  * The guest's memory map: the runtime keeps its own list of mappings (to
  * place new ones and answer brk), and applies every change to the guest
- * address space with uml_aspace_mem().
+ * address space with uml_aspace_mem().  A file mapping holds a reference
+ * to its struct file and its offset, so that mremap and madvise can map
+ * the file again where its contents must come from.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "umlrun.h"
 
@@ -37,17 +41,26 @@ struct mm *mm_new(const struct uml_aspace_info *info)
 	if (info->vdso_base)
 		mm_record(mm, info->vdso_base,
 			  info->vdso_base + PAGE_ALIGN(info->vdso_len),
-			  PROT_READ | PROT_EXEC, VMA_RESERVED);
+			  PROT_READ | PROT_EXEC, VMA_RESERVED, NULL, 0);
 	if (info->vvar_base)
 		mm_record(mm, info->vvar_base,
 			  info->vvar_base + PAGE_ALIGN(info->vvar_len),
-			  PROT_READ, VMA_RESERVED);
+			  PROT_READ, VMA_RESERVED, NULL, 0);
 	return mm;
+}
+
+/* A second vma holding the file of @v: its own reference. */
+static struct vma vma_dup(const struct vma *v)
+{
+	if (v->file)
+		file_get(v->file);
+	return *v;
 }
 
 struct mm *mm_copy(const struct mm *src)
 {
 	struct mm *mm = malloc(sizeof(*mm));
+	int i;
 
 	if (!mm)
 		return NULL;
@@ -58,13 +71,18 @@ struct mm *mm_copy(const struct mm *src)
 		free(mm);
 		return NULL;
 	}
-	memcpy(mm->v, src->v, src->n * sizeof(*mm->v));
+	for (i = 0; i < src->n; i++)
+		mm->v[i] = vma_dup(&src->v[i]);
 	return mm;
 }
 
 void mm_put(struct mm *mm)
 {
+	int i;
+
 	if (mm && --mm->refs == 0) {
+		for (i = 0; i < mm->n; i++)
+			file_put(mm->v[i].file);
 		free(mm->v);
 		free(mm);
 	}
@@ -100,20 +118,24 @@ void mm_forget(struct mm *mm, uint64_t start, uint64_t end)
 			continue;
 		}
 		if (v->start < start && v->end > end) {
-			struct vma tail = *v;
+			struct vma tail = vma_dup(v);
 
+			tail.off += end - v->start;
 			tail.start = end;
 			v->end = start;
-			vma_insert_at(mm, i + 1, tail);
+			if (vma_insert_at(mm, i + 1, tail) < 0)
+				file_put(tail.file);
 			return;
 		}
 		if (v->start < start) {
 			v->end = start;
 			i++;
 		} else if (v->end > end) {
+			v->off += end - v->start;
 			v->start = end;
 			i++;
 		} else {
+			file_put(v->file);
 			memmove(v, v + 1, (mm->n - i - 1) * sizeof(*v));
 			mm->n--;
 		}
@@ -121,15 +143,20 @@ void mm_forget(struct mm *mm, uint64_t start, uint64_t end)
 }
 
 int mm_record(struct mm *mm, uint64_t start, uint64_t end, uint32_t prot,
-	      uint32_t flags)
+	      uint32_t flags, struct file *file, uint64_t off)
 {
-	struct vma v = { start, end, prot, flags };
-	int i;
+	struct vma v = { start, end, prot, flags, file, off };
+	int i, r;
 
 	mm_forget(mm, start, end);
 	for (i = 0; i < mm->n && mm->v[i].start < start; i++)
 		;
-	return vma_insert_at(mm, i, v);
+	if (file)
+		file_get(file);
+	r = vma_insert_at(mm, i, v);
+	if (r < 0)
+		file_put(file);
+	return r;
 }
 
 bool mm_is_free(const struct mm *mm, uint64_t start, uint64_t end)
@@ -174,16 +201,18 @@ uint64_t mm_find_free(struct mm *mm, uint64_t len)
 	return 0;
 }
 
+/* Map @file (NULL: anonymous memory) and record it. */
 int mm_map(struct task *t, uint64_t addr, uint64_t len, uint32_t prot,
-	   uint32_t flags, int hostfd, uint64_t off)
+	   uint32_t flags, struct file *file, uint64_t off)
 {
-	int r = uml_aspace_map(t->p->as, addr, len, prot, flags, hostfd, off);
+	int r = uml_aspace_map(t->p->as, addr, len, prot, flags,
+			       file ? file->hostfd : -1, off);
 
 	if (r < 0)
 		return r;
 	return mm_record(t->p->mm, addr, addr + len, prot,
 			 flags & (UML_MAP_SHARED | UML_MAP_PRIVATE |
-				  UML_MAP_ANONYMOUS));
+				  UML_MAP_ANONYMOUS), file, off);
 }
 
 /* ---- guest memory access ---- */
@@ -273,7 +302,7 @@ long sys_brk(struct task *t, const uint64_t *a)
 			return mm->brk;
 		if (mm_map(t, old_end, new_end - old_end,
 			   PROT_READ | PROT_WRITE,
-			   UML_MAP_PRIVATE | UML_MAP_ANONYMOUS, -1, 0) < 0)
+			   UML_MAP_PRIVATE | UML_MAP_ANONYMOUS, NULL, 0) < 0)
 			return mm->brk;
 	} else if (new_end < old_end) {
 		if (uml_aspace_unmap(t->p->as, new_end, old_end - new_end) < 0)
@@ -289,7 +318,8 @@ long sys_mmap(struct task *t, const uint64_t *a)
 	uint64_t addr = a[0], len = PAGE_ALIGN(a[1]), off = a[5];
 	uint32_t prot = a[2], flags = a[3], uflags;
 	struct mm *mm = t->p->mm;
-	int hostfd = -1, r;
+	struct file *file = NULL;
+	int r;
 
 	if (!a[1] || !len || (off & (PAGE_SIZE - 1)) || (addr & (PAGE_SIZE - 1) &&
 							 (flags & MAP_FIXED)))
@@ -309,11 +339,9 @@ long sys_mmap(struct task *t, const uint64_t *a)
 		uflags |= UML_MAP_ANONYMOUS;
 		off = 0;
 	} else {
-		struct file *f = fd_lookup(t, (int)a[4]);
-
-		if (!f)
+		file = fd_lookup(t, (int)a[4]);
+		if (!file)
 			return -EBADF;
-		hostfd = f->hostfd;
 	}
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (addr < UML_GUEST_MIN || addr + len > mm->top ||
@@ -329,7 +357,7 @@ long sys_mmap(struct task *t, const uint64_t *a)
 		if (!addr)
 			return -ENOMEM;
 	}
-	r = mm_map(t, addr, len, prot & 7, uflags, hostfd, off);
+	r = mm_map(t, addr, len, prot & 7, uflags, file, off);
 	return r < 0 ? r : (long)addr;
 }
 
@@ -366,10 +394,13 @@ static int vma_set_prot(struct mm *mm, uint64_t addr, uint64_t end,
 			nv[n++] = v;
 			continue;
 		}
+		/* @v's reference goes to its first piece, the others get theirs. */
 		m = v;
 		if (v.start < addr) {
 			nv[n] = v;
 			nv[n++].end = addr;
+			m = vma_dup(&v);
+			m.off += addr - v.start;
 			m.start = addr;
 		}
 		if (v.end > end)
@@ -377,7 +408,8 @@ static int vma_set_prot(struct mm *mm, uint64_t addr, uint64_t end,
 		m.prot = prot;
 		nv[n++] = m;
 		if (v.end > end) {
-			nv[n] = v;
+			nv[n] = vma_dup(&v);
+			nv[n].off += end - v.start;
 			nv[n++].start = end;
 		}
 	}
@@ -435,50 +467,114 @@ static struct vma *vma_at(struct mm *mm, uint64_t addr)
 	return NULL;
 }
 
-/* Move an anonymous mapping by copying: the runtime has no host mremap. */
-static long mremap_move(struct task *t, struct vma *v, uint64_t old,
-			uint64_t old_len, uint64_t new_len)
+/*
+ * Move [old, old + old_len) of the mapping there to a new mapping of
+ * new_len at @dst (free, or to be replaced): the same file at the same
+ * offset, so a shared mapping's pages are the file's and a grown part
+ * shows the file's next pages; the old contents are copied over where
+ * the mapping holds them itself (anonymous, or a private mapping's own
+ * changes).  The runtime has no host mremap.
+ */
+static long mremap_move(struct task *t, uint64_t old, uint64_t old_len,
+			uint64_t dst, uint64_t new_len)
 {
-	struct mm *mm = t->p->mm;
-	uint64_t dst = mm_find_free(mm, new_len), n;
-	uint32_t prot = v->prot, flags = v->flags;
-	char *buf;
-	int r;
+	struct vma v = vma_dup(vma_at(t->p->mm, old));
+	uint64_t off = v.file ? v.off + (old - v.start) : 0, n;
+	char *buf = NULL;
+	long r;
 
-	if (!dst || !(flags & UML_MAP_ANONYMOUS))
-		return -ENOMEM;
-	r = mm_map(t, dst, new_len, prot, flags, -1, 0);
+	r = mm_map(t, dst, new_len, v.prot, v.flags & ~VMA_RESERVED, v.file, off);
 	if (r < 0)
-		return r;
-	buf = malloc(1 << 20);
-	if (!buf)
-		return -ENOMEM;
-	for (n = 0; n < old_len; n += 1 << 20) {
-		size_t c = old_len - n < (1 << 20) ? old_len - n : 1 << 20;
+		goto out;
+	if (!v.file || !(v.flags & UML_MAP_SHARED)) {
+		buf = malloc(1 << 20);
+		if (!buf) {
+			uml_aspace_unmap(t->p->as, dst, new_len);
+			mm_forget(t->p->mm, dst, dst + new_len);
+			r = -ENOMEM;
+			goto out;
+		}
+		/* (A private mapping past the file's end stops the copy.) */
+		for (n = 0; n < old_len; n += 1 << 20) {
+			size_t c = old_len - n < (1 << 20) ? old_len - n : 1 << 20;
 
-		if (uml_mem_read(t->p->as, buf, old + n, c) != (long)c ||
-		    uml_mem_write(t->p->as, dst + n, buf, c) != (long)c)
-			break;
+			if (uml_mem_read(t->p->as, buf, old + n, c) != (long)c ||
+			    uml_mem_write(t->p->as, dst + n, buf, c) != (long)c)
+				break;
+		}
 	}
-	free(buf);
 	uml_aspace_unmap(t->p->as, old, old_len);
-	mm_forget(mm, old, old + old_len);
-	return dst;
+	mm_forget(t->p->mm, old, old + old_len);
+	r = dst;
+out:
+	free(buf);
+	file_put(v.file);
+	return r;
 }
 
+/* Is [start, end) one mapping's, from @start on?  -EFAULT if not. */
+static struct vma *mremap_vma(struct mm *mm, uint64_t start, uint64_t len)
+{
+	struct vma *v = vma_at(mm, start);
+
+	if (!v || (v->flags & VMA_RESERVED) || len > v->end - start)
+		return NULL;
+	return v;
+}
+
+/*
+ * The kernel's checks and cases (mm/mremap.c), in its order.  Not offered:
+ * MREMAP_DONTUNMAP (EINVAL: which mappings kernels allow it for differs),
+ * and an old_len of 0 that would duplicate a shared mapping (ENOMEM).
+ */
 long sys_mremap(struct task *t, const uint64_t *a)
 {
 	uint64_t old = a[0], old_len = PAGE_ALIGN(a[1]), new_len = PAGE_ALIGN(a[2]);
+	uint64_t flags = a[3], dst = a[4];
 	struct mm *mm = t->p->mm;
-	struct vma *v = vma_at(mm, old);
+	struct vma *v;
 	int r;
 
-	if ((old & (PAGE_SIZE - 1)) || !new_len || (a[3] & ~MREMAP_MAYMOVE))
+	if (flags & ~(uint64_t)(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP))
 		return -EINVAL;
-	if (!v || v->end < old + old_len || (v->flags & VMA_RESERVED))
+	if ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE))
+		return -EINVAL;
+	if ((flags & MREMAP_DONTUNMAP) &&
+	    (!(flags & MREMAP_MAYMOVE) || old_len != new_len))
+		return -EINVAL;
+	if ((old & (PAGE_SIZE - 1)) || !new_len || (flags & MREMAP_DONTUNMAP))
+		return -EINVAL;
+	if (old + old_len < old || old + old_len > mm->top ||
+	    overlaps_reserved(mm, old, old + old_len))
 		return -EFAULT;
-	if (new_len <= old_len) {
-		if (new_len < old_len) {
+	if (flags & MREMAP_FIXED) {
+		if ((dst & (PAGE_SIZE - 1)) || dst + new_len < dst ||
+		    dst + new_len > mm->top)
+			return -EINVAL;
+		if (old + old_len > dst && dst + new_len > old)
+			return -EINVAL;		/* they overlap */
+		if (dst < UML_GUEST_MIN || overlaps_reserved(mm, dst, dst + new_len))
+			return -ENOMEM;
+		r = uml_aspace_unmap(t->p->as, dst, new_len);
+		if (r < 0)
+			return r;
+		mm_forget(mm, dst, dst + new_len);
+		if (old_len > new_len) {
+			r = uml_aspace_unmap(t->p->as, old + new_len,
+					     old_len - new_len);
+			if (r < 0)
+				return r;
+			mm_forget(mm, old + new_len, old + old_len);
+			old_len = new_len;
+		}
+		if (!mremap_vma(mm, old, old_len))
+			return -EFAULT;
+		if (!old_len)
+			return -ENOMEM;
+		return mremap_move(t, old, old_len, dst, new_len);
+	}
+	if (old_len >= new_len) {
+		if (old_len > new_len) {
 			r = uml_aspace_unmap(t->p->as, old + new_len,
 					     old_len - new_len);
 			if (r < 0)
@@ -487,44 +583,167 @@ long sys_mremap(struct task *t, const uint64_t *a)
 		}
 		return old;
 	}
-	if ((v->flags & UML_MAP_ANONYMOUS) && v->end == old + old_len &&
-	    mm_is_free(mm, old + old_len, old + new_len)) {
-		r = mm_map(t, old + old_len, new_len - old_len, v->prot,
-			   v->flags, -1, 0);
+	v = mremap_vma(mm, old, old_len);
+	if (!v)
+		return -EFAULT;
+	if (!old_len)
+		return (v->flags & UML_MAP_SHARED) ? -ENOMEM : -EINVAL;
+	/* Grow in place: the same memory or file, on from where it ends. */
+	if (v->end == old + old_len && mm_is_free(mm, old + old_len, old + new_len)) {
+		r = mm_map(t, old + old_len, new_len - old_len, v->prot, v->flags,
+			   v->file, v->file ? v->off + (v->end - v->start) : 0);
 		return r < 0 ? r : (long)old;
 	}
-	if (!(a[3] & MREMAP_MAYMOVE))
+	if (!(flags & MREMAP_MAYMOVE))
 		return -ENOMEM;
-	return mremap_move(t, v, old, old_len, new_len);
+	dst = mm_find_free(mm, new_len);
+	if (!dst)
+		return -ENOMEM;
+	return mremap_move(t, old, old_len, dst, new_len);
 }
 
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE		25
+#endif
+#ifndef MADV_SOFT_OFFLINE
+#define MADV_SOFT_OFFLINE	101
+#endif
+
+/* madvise_behavior_valid() of Debian's kernels (KSM, THP, memory failure). */
+static bool madv_valid(int adv)
+{
+	return (adv >= MADV_NORMAL && adv <= MADV_DONTNEED) ||
+	       (adv >= MADV_FREE && adv <= MADV_COLLAPSE) ||
+	       adv == MADV_HWPOISON || adv == MADV_SOFT_OFFLINE;
+}
+
+/* Zero [s, e) in place: shared memory stays shared. */
+static int zero_range(struct task *t, uint64_t s, uint64_t e)
+{
+	static const char zeros[PAGE_SIZE];
+
+	for (; s < e; s += PAGE_SIZE)
+		if (uml_mem_write(t->p->as, s, zeros, PAGE_SIZE) != PAGE_SIZE)
+			return -EFAULT;
+	return 0;
+}
+
+/* Advice @adv for [s, e) of mapping @v: madvise_vma_behavior()'s rules. */
+static int madv_vma(struct task *t, const struct vma *v, uint64_t s,
+		    uint64_t e, int adv)
+{
+	bool anon = v->flags & UML_MAP_ANONYMOUS, shared = v->flags & UML_MAP_SHARED;
+	uint64_t off = v->file ? v->off + (s - v->start) : 0;
+
+	if (v->flags & VMA_RESERVED)
+		return adv == MADV_DONTNEED || adv == MADV_DONTNEED_LOCKED ||
+		       adv == MADV_FREE || adv == MADV_REMOVE ? -EINVAL : 0;
+	switch (adv) {
+	case MADV_DONTNEED:
+	case MADV_DONTNEED_LOCKED:
+		/*
+		 * Private memory drops its own pages: anonymous memory reads
+		 * zeros, a file mapping the file again; shared memory keeps
+		 * the data, which is the file's or the shared object's.
+		 */
+		if (shared || (!anon && !v->file))
+			return 0;
+		return uml_aspace_map(t->p->as, s, e - s, v->prot, v->flags,
+				      anon ? -1 : v->file->hostfd, off);
+	case MADV_FREE:
+		/* Anonymous private memory only; dropped at once here. */
+		if (!anon || shared)
+			return -EINVAL;
+		return uml_aspace_map(t->p->as, s, e - s, v->prot, v->flags, -1, 0);
+	case MADV_REMOVE:
+		/* Punch a hole: writable shared mappings of a file or shmem. */
+		if (anon && !shared)
+			return -EINVAL;
+		if (!shared || (!anon && (v->file->flags & O_ACCMODE) == O_RDONLY))
+			return -EACCES;
+		if (anon)
+			return zero_range(t, s, e);
+		return fallocate(v->file->hostfd, FALLOC_FL_PUNCH_HOLE |
+				 FALLOC_FL_KEEP_SIZE, off, e - s) < 0 ? -errno : 0;
+	case MADV_WIPEONFORK:
+		/* Accepted where the kernel takes it, not honoured. */
+		return anon && !shared ? 0 : -EINVAL;
+	}
+	return 0;	/* a hint: nothing to do */
+}
+
+/*
+ * The kernel's checks in its order (do_madvise()), then each mapping in
+ * the range in turn; a hole in it is ENOMEM once the rest is done.  The
+ * memory-failure injections are never a guest's (EPERM, as without
+ * CAP_SYS_ADMIN).
+ */
 long sys_madvise(struct task *t, const uint64_t *a)
 {
-	uint64_t addr = a[0], len = PAGE_ALIGN(a[1]), end = addr + len, s, e;
+	uint64_t start = a[0], len = PAGE_ALIGN(a[1]), end = start + len, s, e;
 	struct mm *mm = t->p->mm;
-	int i;
+	int adv = (int)a[2], i, r, hole = 0;
 
-	if (addr & (PAGE_SIZE - 1))
+	if (!madv_valid(adv) || (start & (PAGE_SIZE - 1)))
 		return -EINVAL;
-	if (a[2] != MADV_DONTNEED && a[2] != MADV_FREE)
+	if (a[1] && !len)
+		return -EINVAL;
+	if (end < start)
+		return -EINVAL;
+	if (end == start)
 		return 0;
-	/* Anonymous private memory reads back as zeros: map it afresh. */
-	for (i = 0; i < mm->n; i++) {
+	if (adv == MADV_HWPOISON || adv == MADV_SOFT_OFFLINE)
+		return -EPERM;
+	s = start;
+	for (i = 0; i < mm->n && s < end; i++) {
 		struct vma v = mm->v[i];
 
-		if (v.end <= addr || v.start >= end ||
-		    v.flags != (UML_MAP_PRIVATE | UML_MAP_ANONYMOUS))
+		if (v.end <= s)
 			continue;
-		s = v.start > addr ? v.start : addr;
+		if (v.start >= end)
+			break;
+		if (v.start > s) {
+			hole = -ENOMEM;
+			s = v.start;
+		}
 		e = v.end < end ? v.end : end;
-		uml_aspace_map(t->p->as, s, e - s, v.prot, v.flags, -1, 0);
+		r = madv_vma(t, &v, s, e, adv);
+		if (r < 0)
+			return r;
+		s = e;
 	}
-	return 0;
+	return s < end ? -ENOMEM : hole;
 }
 
+/*
+ * The kernel's checks (mm/msync.c); a hole in the range is ENOMEM.  The
+ * guest's shared file pages are the host's page cache: MS_SYNC is the
+ * host's fsync of the file.
+ */
 long sys_msync(struct task *t, const uint64_t *a)
 {
-	(void)t;
-	(void)a;
-	return 0;
+	uint64_t start = a[0], len = PAGE_ALIGN(a[1]), end = start + len, s;
+	struct mm *mm = t->p->mm;
+	int flags = (int)a[2], i, hole = 0;
+
+	if ((a[2] & ~(uint64_t)(MS_ASYNC | MS_INVALIDATE | MS_SYNC)) ||
+	    (start & (PAGE_SIZE - 1)) ||
+	    ((flags & MS_ASYNC) && (flags & MS_SYNC)) || end < start)
+		return -EINVAL;
+	s = start;
+	for (i = 0; i < mm->n && s < end; i++) {
+		const struct vma *v = &mm->v[i];
+
+		if (v->end <= s)
+			continue;
+		if (v->start >= end)
+			break;
+		if (v->start > s)
+			hole = -ENOMEM;
+		if ((flags & MS_SYNC) && v->file && (v->flags & UML_MAP_SHARED) &&
+		    fsync(v->file->hostfd) < 0)
+			return -errno;
+		s = v->end;
+	}
+	return s < end ? -ENOMEM : hole;
 }

@@ -140,6 +140,8 @@ struct vma {
 	uint64_t start, end;
 	uint32_t prot;
 	uint32_t flags;		/* UML_MAP_* plus VMA_* below */
+	struct file *file;	/* a file mapping's file (a reference), else NULL */
+	uint64_t off;		/* its offset in the file at @start */
 };
 
 #define VMA_RESERVED	0x1000	/* vDSO, vvar: never handed out or unmapped */
@@ -158,12 +160,12 @@ struct mm *mm_new(const struct uml_aspace_info *info);
 struct mm *mm_copy(const struct mm *src);
 void mm_put(struct mm *mm);
 int mm_record(struct mm *mm, uint64_t start, uint64_t end, uint32_t prot,
-	      uint32_t flags);
+	      uint32_t flags, struct file *file, uint64_t off);
 void mm_forget(struct mm *mm, uint64_t start, uint64_t end);
 uint64_t mm_find_free(struct mm *mm, uint64_t len);
 bool mm_is_free(const struct mm *mm, uint64_t start, uint64_t end);
 int mm_map(struct task *t, uint64_t addr, uint64_t len, uint32_t prot,
-	   uint32_t flags, int hostfd, uint64_t off);
+	   uint32_t flags, struct file *file, uint64_t off);
 
 /* Guest memory access (uaccess in mm.c). */
 int copy_from_guest(struct task *t, void *dst, uint64_t src, size_t len);
