@@ -245,6 +245,17 @@ run_case "SO_RCVTIMEO, SO_SNDTIMEO and MSG_WAITALL, as the kernel's" \
 expect_output "--net=none refuses inet sockets, unix ones work" \
 	"$(printf 'inet: not here\nsock ok')" \
 	--rw --net=none $BB sh -c "cd $WORK && $TESTBIN/sock"
+run_case "AF_NETLINK: socket and bind checks, getifaddrs, as the kernel's" \
+	"$TESTBIN/netlink"
+expect_output "AF_NETLINK: a change to the host's network is EPERM" \
+	"RTM_NEWADDR: Operation not permitted" "$TESTBIN/netlink" change
+expect_output "AF_NETLINK: --net=none shows lo only" \
+	"$(printf 'lo\nif_nametoindex(lo): 1')" --net=none "$TESTBIN/netlink" names
+if $BB ip addr > /dev/null 2>&1; then
+	run_case "busybox ip addr and ip link" "$BB ip addr; $BB ip link"
+else
+	skip_case "busybox ip addr and ip link" "no ip applet"
+fi
 # A socket of the host's (made natively): out of a guest's reach unless
 # --net=host.
 "$TESTBIN/sock" listen "$WORK/host.sock" &
