@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <linux/sockios.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,8 @@ void file_put(struct file *f)
 	if (f && --f->refs == 0) {
 		if (f->kind == FILE_SIGNALFD)
 			sigfd_forget(f);
+		if (f->kind == FILE_SOCKET && f->sock_family == AF_NETLINK)
+			netlink_release(f);
 		close(f->hostfd);
 		free(f->dirbuf);
 		io_activity = true;
@@ -263,6 +266,8 @@ static void send_sigpipe(struct task *t)
 static long write_common(struct task *t, struct file *f, const char *buf,
 			 size_t n)
 {
+	if (f->kind == FILE_SOCKET && f->sock_family == AF_NETLINK)
+		return netlink_send(t, f, NULL, 0, buf, n);
 	while (t->sys_done < n) {
 		size_t done = t->sys_done;
 		ssize_t r;
@@ -746,6 +751,16 @@ long sys_ioctl(struct task *t, const uint64_t *a)
 	case FIONCLEX:
 		e->cloexec = cmd == FIOCLEX;
 		return 0;
+	case SIOCGIFINDEX:
+	case SIOCGIFNAME:
+	case SIOCGIFFLAGS:
+	case SIOCGIFMTU:
+	case SIOCGIFADDR:
+	case SIOCGIFNETMASK:
+	case SIOCGIFBRDADDR:
+	case SIOCGIFHWADDR:
+	case SIOCGIFTXQLEN:
+		return netlink_ifreq(t, f, cmd, a[2]);
 	default:
 		return -ENOTTY;
 	}

@@ -168,6 +168,8 @@ long sys_socket(struct task *t, const uint64_t *a)
 
 	if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
 		return -EINVAL;
+	if (family == AF_NETLINK)
+		return netlink_socket(t, type, (int)a[2], flags);
 	r = family_ok(family, type);
 	if (r < 0)
 		return r;
@@ -289,6 +291,8 @@ long sys_bind(struct task *t, const uint64_t *a)
 	f = sock_lookup(t, a[0], &r);
 	if (!f)
 		return r;
+	if (f->sock_family == AF_NETLINK)
+		return netlink_bind(t, f, a[1], a[2]);
 	r = addr_in(t, a[1], a[2], &h, &hlen);
 	if (r < 0)
 		return r;
@@ -307,6 +311,8 @@ long sys_listen(struct task *t, const uint64_t *a)
 	f = sock_lookup(t, a[0], &r);
 	if (!f)
 		return r;
+	if (f->sock_family == AF_NETLINK)
+		return -EOPNOTSUPP;
 	return listen(f->hostfd, (int)a[1]) < 0 ? -errno : 0;
 }
 
@@ -330,6 +336,8 @@ long sys_connect(struct task *t, const uint64_t *a)
 	f = sock_lookup(t, a[0], &r);
 	if (!f)
 		return r;
+	if (f->sock_family == AF_NETLINK)
+		return netlink_connect(t, f, a[1], a[2]);
 	if (t->sys_again && f->connecting) {
 		if (!sock_ready(f->hostfd, POLLOUT)) {
 			r = sock_block(t, f, POLLOUT);
@@ -385,6 +393,8 @@ static long do_accept(struct task *t, uint64_t fd, uint64_t uaddr,
 	f = sock_lookup(t, fd, &r);
 	if (!f)
 		return r;
+	if (f->sock_family == AF_NETLINK)
+		return -EOPNOTSUPP;
 	nfd = accept4(f->hostfd, (struct sockaddr *)&h, &hlen,
 		      SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (nfd < 0) {
@@ -420,6 +430,8 @@ static long sock_name(struct task *t, const uint64_t *a, bool peer)
 	f = sock_lookup(t, a[0], &r);
 	if (!f)
 		return r;
+	if (f->sock_family == AF_NETLINK)
+		return netlink_name(t, f, a[1], a[2], peer);
 	if ((peer ? getpeername : getsockname)(f->hostfd, (struct sockaddr *)&h,
 					       &hlen) < 0)
 		return -errno;
@@ -446,6 +458,8 @@ long sys_shutdown(struct task *t, const uint64_t *a)
 	f = sock_lookup(t, a[0], &r);
 	if (!f)
 		return r;
+	if (f->sock_family == AF_NETLINK)
+		return -EOPNOTSUPP;
 	return shutdown(f->hostfd, (int)a[1]) < 0 ? -errno : 0;
 }
 
@@ -487,6 +501,8 @@ long sys_setsockopt(struct task *t, const uint64_t *a)
 		return r;
 	if (len < 0)
 		return -EINVAL;
+	if (f->sock_family == AF_NETLINK && a[1] != SOL_SOCKET)
+		return netlink_sockopt(t, a, true);
 	if (!sockopt_ok(a[1], a[2]))
 		return -ENOPROTOOPT;
 	if (len > (int)sizeof(buf))
@@ -546,6 +562,8 @@ long sys_getsockopt(struct task *t, const uint64_t *a)
 		return r;
 	if (a[1] == SOL_SOCKET && a[2] == SO_PEERCRED)
 		return peercred(t, f, a[3], a[4]);
+	if (f->sock_family == AF_NETLINK && a[1] != SOL_SOCKET)
+		return netlink_sockopt(t, a, false);
 	if (!sockopt_ok(a[1], a[2]))
 		return -ENOPROTOOPT;
 	if (copy_from_guest(t, &len, a[4], sizeof(len)) < 0)
@@ -819,6 +837,9 @@ static long do_sendmsg(struct task *t, struct file *f, struct gmsg *g,
 		      MSG_MORE | MSG_NOSIGNAL | MSG_OOB | MSG_FASTOPEN |
 		      MSG_ZEROCOPY | MSG_BATCH))
 		return -EOPNOTSUPP;
+	if (f->sock_family == AF_NETLINK)
+		return netlink_send(t, f, g->m.msg_name, g->m.msg_namelen,
+				    g->buf, total);
 	if (g->m.msg_controllen) {
 		long r = control_in(t, g->control, g->m.msg_controllen);
 
@@ -889,6 +910,8 @@ static long do_recvmsg(struct task *t, struct file *f, struct gmsg *g,
 			return t->sys_done ? (long)t->sys_done : -errno;
 		if (n > 0)
 			io_activity = true;
+		if (f->sock_family == AF_NETLINK && g->m.msg_name)
+			netlink_from_kernel(&g->name, &g->m.msg_namelen);
 		/* MSG_TRUNC: a datagram's length, maybe more than was read. */
 		c = (size_t)n < g->iov.iov_len ? (size_t)n : g->iov.iov_len;
 		if (data_out(t, g, t->sys_done, g->buf, c) < 0)

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "uml.h"
@@ -81,6 +82,10 @@ struct file {
 	bool connecting;	/* a blocking connect is waiting */
 	bool rcv_nowait;	/* SO_RCVTIMEO was negative: never wait */
 	bool snd_nowait;	/* SO_SNDTIMEO was negative */
+	/* AF_NETLINK (netlink.c): hostfd is one end of a pair, this the other */
+	int nl_peer;
+	int32_t nl_portid;
+	bool nl_bound;
 	char *dirbuf;		/* procdir: the listing being read */
 	size_t dirlen, dirpos;
 	/* signalfd (signalfd.c) */
@@ -113,6 +118,18 @@ struct file *fd_lookup(struct task *t, unsigned int fd);
 int fd_install(struct task *t, int minfd, struct file *f, bool cloexec);
 long timerfd_block(struct task *t, struct file *f);	/* eventfd.c */
 long sock_block(struct task *t, struct file *f, short events);	/* socket.c */
+/* netlink.c */
+long netlink_socket(struct task *t, int type, int protocol, int flags);
+void netlink_release(struct file *f);
+long netlink_bind(struct task *t, struct file *f, uint64_t uaddr, uint64_t ulen);
+long netlink_connect(struct task *t, struct file *f, uint64_t uaddr, uint64_t ulen);
+long netlink_name(struct task *t, struct file *f, uint64_t uaddr,
+		  uint64_t ulenp, bool peer);
+void netlink_from_kernel(struct sockaddr_storage *name, socklen_t *len);
+long netlink_send(struct task *t, struct file *f, const void *name,
+		  socklen_t namelen, const char *data, size_t len);
+long netlink_sockopt(struct task *t, const uint64_t *a, bool set);
+long netlink_ifreq(struct task *t, struct file *f, unsigned int cmd, uint64_t arg);
 
 /* signalfd.c */
 extern bool sigfd_dirty;	/* a pending set changed: sigfd_refresh() */
