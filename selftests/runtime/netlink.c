@@ -34,14 +34,19 @@ static void res(const char *what, long r)
 static void checks(void)
 {
 	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
-	socklen_t len = sizeof(nl);
-	int fd;
+	socklen_t len = sizeof(nl), vlen;
+	int fd, v[3];
 
 	res("SOCK_STREAM", socket(AF_NETLINK, SOCK_STREAM, NETLINK_ROUTE));
 	res("protocol 99", socket(AF_NETLINK, SOCK_RAW, 99));
 	res("protocol -1", socket(AF_NETLINK, SOCK_RAW, -1));
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	res("NETLINK_ROUTE", fd);
+	vlen = sizeof(int);
+	getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v[0], &vlen);
+	getsockopt(fd, SOL_SOCKET, SO_TYPE, &v[1], &vlen);
+	getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &v[2], &vlen);
+	printf("SO_DOMAIN %d, SO_TYPE %d, SO_PROTOCOL %d\n", v[0], v[1], v[2]);
 	res("bind, short", bind(fd, (struct sockaddr *)&nl, sizeof(nl) - 1));
 	nl.nl_family = AF_INET;
 	res("bind, AF_INET", bind(fd, (struct sockaddr *)&nl, sizeof(nl)));
