@@ -413,14 +413,22 @@ long netlink_send(struct task *t, struct file *f, const void *name,
 
 /*
  * setsockopt/getsockopt at SOL_NETLINK (SOL_SOCKET's are the host
- * socket's): the options netlink_setsockopt() knows are taken and change
- * nothing here (no groups deliver, acks carry no extended data); the
- * other levels and options are ENOPROTOOPT, as there.
+ * socket's, but for what names the socket: SO_DOMAIN, SO_TYPE and
+ * SO_PROTOCOL are the guest's): the options netlink_setsockopt() knows
+ * are taken and change nothing here (no groups deliver, acks carry no
+ * extended data); the other levels and options are ENOPROTOOPT, as there.
  */
 long netlink_sockopt(struct task *t, const uint64_t *a, bool set)
 {
 	int name = (int)a[2], len, val = 0;
+	struct file *f;
 
+	if ((int)a[1] == SOL_SOCKET && !set) {
+		f = fd_lookup(t, a[0]);
+		val = name == SO_DOMAIN ? AF_NETLINK :
+		      name == SO_TYPE ? f->sock_type : NETLINK_ROUTE;
+		goto get;
+	}
 	if ((int)a[1] != SOL_NETLINK)
 		return -ENOPROTOOPT;
 	switch (name) {
@@ -447,18 +455,23 @@ long netlink_sockopt(struct task *t, const uint64_t *a, bool set)
 	if (set)
 		return (int)a[4] >= (int)sizeof(int) &&
 		       copy_from_guest(t, &val, a[3], sizeof(val)) < 0 ? -EFAULT : 0;
+get:
 	if (copy_from_guest(t, &len, a[4], sizeof(len)) < 0)
 		return -EFAULT;
 	if (len < 0)
 		return -EINVAL;
-	if (name == NETLINK_LIST_MEMBERSHIPS) {
+	if ((int)a[1] == SOL_SOCKET) {
+		/* sock_getsockopt(): as much of the int as fits */
+		len = len < (int)sizeof(int) ? len : (int)sizeof(int);
+	} else if (name == NETLINK_LIST_MEMBERSHIPS) {
 		len = 0;	/* no groups */
 		return copy_to_guest(t, a[4], &len, sizeof(len)) < 0 ? -EFAULT : 0;
-	}
-	if (len < (int)sizeof(int))
+	} else if (len < (int)sizeof(int)) {
 		return -EINVAL;
-	len = sizeof(int);
-	if (copy_to_guest(t, a[3], &val, sizeof(val)) < 0 ||
+	} else {
+		len = sizeof(int);
+	}
+	if (copy_to_guest(t, a[3], &val, len) < 0 ||
 	    copy_to_guest(t, a[4], &len, sizeof(len)) < 0)
 		return -EFAULT;
 	return 0;

@@ -562,7 +562,9 @@ long sys_getsockopt(struct task *t, const uint64_t *a)
 		return r;
 	if (a[1] == SOL_SOCKET && a[2] == SO_PEERCRED)
 		return peercred(t, f, a[3], a[4]);
-	if (f->sock_family == AF_NETLINK && a[1] != SOL_SOCKET)
+	if (f->sock_family == AF_NETLINK &&
+	    (a[1] != SOL_SOCKET || a[2] == SO_DOMAIN || a[2] == SO_TYPE ||
+	     a[2] == SO_PROTOCOL))
 		return netlink_sockopt(t, a, false);
 	if (!sockopt_ok(a[1], a[2]))
 		return -ENOPROTOOPT;
