@@ -657,7 +657,7 @@ static int madv_vma(struct task *t, const struct vma *v, uint64_t s,
 		return uml_aspace_map(t->p->as, s, e - s, v->prot, v->flags, -1, 0);
 	case MADV_REMOVE:
 		/* Punch a hole: writable shared mappings of a file or shmem. */
-		if (anon && !shared)
+		if ((anon && !shared) || (!anon && !v->file))
 			return -EINVAL;
 		if (!shared || (!anon && (v->file->flags & O_ACCMODE) == O_RDONLY))
 			return -EACCES;
