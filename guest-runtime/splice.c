@@ -4,7 +4,10 @@
  * host fds behind the guest's, so the data never passes through the
  * runtime.  The runtime's pipes and sockets are non-blocking on the host:
  * a call that would block parks the guest on the fd it waits for, unless
- * the guest's file is O_NONBLOCK (or SPLICE_F_NONBLOCK).
+ * the guest's file is O_NONBLOCK (or SPLICE_F_NONBLOCK).  A host call
+ * that fails with EINTR met one of the runtime's own signals (the slice
+ * SIGALRM: a splice from an empty pipe looks for a signal before it looks
+ * at SPLICE_F_NONBLOCK), never a guest's: it is made again.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -76,7 +79,9 @@ long sys_sendfile(struct task *t, const uint64_t *a)
 		r = off_in(t, a[2], &off, &p);
 	if (r < 0)
 		return r;
-	n = sendfile(out->hostfd, in->hostfd, p, a[3]);
+	do
+		n = sendfile(out->hostfd, in->hostfd, p, a[3]);
+	while (n < 0 && errno == EINTR);
 	if (n < 0 && errno == EAGAIN)
 		return wait_either(t, in, out, false);
 	if (n < 0)
@@ -115,7 +120,10 @@ long sys_copy_file_range(struct task *t, const uint64_t *a)
 	r = xfer_in(t, a, &x);
 	if (r < 0)
 		return r;
-	n = copy_file_range(x.in->hostfd, x.pi, x.out->hostfd, x.po, a[4], a[5]);
+	do
+		n = copy_file_range(x.in->hostfd, x.pi, x.out->hostfd, x.po,
+				    a[4], a[5]);
+	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
 	return xfer_out(t, a, &x, n);
@@ -131,8 +139,10 @@ long sys_splice(struct task *t, const uint64_t *a)
 	r = xfer_in(t, a, &x);
 	if (r < 0)
 		return r;
-	n = splice(x.in->hostfd, x.pi, x.out->hostfd, x.po, a[4],
-		   flags | SPLICE_F_NONBLOCK);
+	do
+		n = splice(x.in->hostfd, x.pi, x.out->hostfd, x.po, a[4],
+			   flags | SPLICE_F_NONBLOCK);
+	while (n < 0 && errno == EINTR);
 	if (n < 0 && errno == EAGAIN)
 		return wait_either(t, x.in, x.out, flags & SPLICE_F_NONBLOCK);
 	if (n < 0)
@@ -152,7 +162,9 @@ long sys_tee(struct task *t, const uint64_t *a)
 	r = two_files(t, a[0], a[1], &in, &out);
 	if (r < 0)
 		return r;
-	n = tee(in->hostfd, out->hostfd, a[2], flags | SPLICE_F_NONBLOCK);
+	do
+		n = tee(in->hostfd, out->hostfd, a[2], flags | SPLICE_F_NONBLOCK);
+	while (n < 0 && errno == EINTR);
 	if (n < 0 && errno == EAGAIN)
 		return wait_either(t, in, out, flags & SPLICE_F_NONBLOCK);
 	if (n < 0)
