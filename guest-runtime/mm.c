@@ -634,6 +634,7 @@ static int madv_vma(struct task *t, const struct vma *v, uint64_t s,
 {
 	bool anon = v->flags & UML_MAP_ANONYMOUS, shared = v->flags & UML_MAP_SHARED;
 	uint64_t off = v->file ? v->off + (s - v->start) : 0;
+	int r;
 
 	if (v->flags & VMA_RESERVED)
 		return adv == MADV_DONTNEED || adv == MADV_DONTNEED_LOCKED ||
@@ -663,8 +664,11 @@ static int madv_vma(struct task *t, const struct vma *v, uint64_t s,
 			return -EACCES;
 		if (anon)
 			return zero_range(t, s, e);
-		return fallocate(v->file->hostfd, FALLOC_FL_PUNCH_HOLE |
-				 FALLOC_FL_KEEP_SIZE, off, e - s) < 0 ? -errno : 0;
+		do
+			r = fallocate(v->file->hostfd, FALLOC_FL_PUNCH_HOLE |
+				      FALLOC_FL_KEEP_SIZE, off, e - s);
+		while (r < 0 && errno == EINTR);	/* the runtime's signal */
+		return r < 0 ? -errno : 0;
 	case MADV_WIPEONFORK:
 		/* Accepted where the kernel takes it, not honoured. */
 		return anon && !shared ? 0 : -EINVAL;

@@ -316,8 +316,11 @@ static void forward(struct file *f, const struct nlmsghdr *req, char *buf)
 		ack(f, req, -errno);
 		return;
 	}
-	if (sendto(hs, req, req->nlmsg_len, 0, (struct sockaddr *)&kernel,
-		   sizeof(kernel)) < 0) {
+	do
+		n = sendto(hs, req, req->nlmsg_len, 0, (struct sockaddr *)&kernel,
+			   sizeof(kernel));
+	while (n < 0 && errno == EINTR);	/* the runtime's own signal */
+	if (n < 0) {
 		ack(f, req, -errno);
 		close(hs);
 		return;
