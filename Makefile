@@ -45,6 +45,8 @@ help:
 	@echo 'make fuzz         runtime fuzzer, then sequence fuzzer on 6.1, 6.12, debug;'
 	@echo '                  DURATION=s (each) KVERS= SEED='
 	@echo 'make fuzz-runtime the runtime fuzzer alone (ASan umlrun); DURATION=s SEED='
+	@echo 'make ltp         LTP syscalls suite in a VM: native, ptrace, skas; table'
+	@echo '                  LTP_TESTS="NAME|REGEX ..." KVER=6.12 LTP_TIMEOUT=s'
 	@echo 'make style        checkpatch --strict on the module'
 	@echo 'make sparse       sparse (C=2) on the module'
 	@echo 'make htmldocs     Documentation/ as HTML in build/htmldocs (Sphinx, -W)'
@@ -161,6 +163,13 @@ fuzz: fuzz-runtime deps
 # The runtime fuzzer alone, under the ASan+UBSan umlrun, on this host.
 fuzz-runtime: user asan
 	selftests/runtime/fuzz.sh "$(or $(DURATION),300)" $(SEED)
+
+# LTP's syscalls suite in a VM (KVER, default 6.12): natively and under
+# umlrun's ptrace and skas backends; LTP_TESTS= narrows it (selftests/ltp/).
+.PHONY: ltp
+ltp: deps user
+	KVER="$(or $(KVER),6.12)" LTP_TESTS="$(LTP_TESTS)" LTP_MODES="$(LTP_MODES)" \
+		LTP_TIMEOUT="$(LTP_TIMEOUT)" selftests/ltp/ltp.sh
 
 # Fairness and interference (Documentation/benchmarks.rst): KVER, CLOCK, REPS.
 .PHONY: fairness
