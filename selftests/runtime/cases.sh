@@ -202,6 +202,11 @@ expect_output "1 ms sleeps, poll, timerfd, POSIX timer: under 6 ms, also beside 
 expect_output "job control: stop, WUNTRACED, continue, no EINTR" \
 	"jobctl ok" "$TESTBIN/jobctl"
 expect_output "threads, futexes, tgkill" "threads 80000" "$TESTBIN/threads"
+# LTP's checkpoints: a non-private futex is keyed by what is mapped (a
+# shared anonymous mapping over fork, one file in two processes), a
+# private one by the address space (futexsh.c).
+run_case "futexes shared between processes, keyed as the kernel keys them" \
+	"$TESTBIN/futexsh"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \
