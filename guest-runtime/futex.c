@@ -2,42 +2,46 @@
 /*
  * Futexes: wait, wake, requeue and wake-op, with bitsets and both clocks,
  * checked in the order kernel/futex/ checks them.  Waiters are the
- * runtime's blocked tasks, keyed by address space and address, so shared
- * futexes are only shared by processes that share an address space
- * (threads, vfork); priority-inheritance operations are not provided.
+ * runtime's blocked tasks, keyed as the kernel keys them (futex_key_of():
+ * a shared futex in a MAP_SHARED mapping by what is mapped, any other by
+ * address space and address); priority-inheritance operations are not
+ * provided.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
+#include <string.h>
 #include <time.h>
 
 #include "umlrun.h"
 
 /*
- * Wake up to @n (at least one, as Linux's FUTEX_WAKE does) tasks of @as
- * blocked on @addr whose bitset meets @bitset; with @to, move up to
- * @requeue more of them to wait on @to instead.  Woken plus moved.
+ * Wake up to @n (at least one, as Linux's FUTEX_WAKE does) tasks blocked
+ * on futex @k whose bitset meets @bitset; with @tok, move up to @requeue
+ * more of them to wait on @to (key @tok) instead.  Woken plus moved.
  */
-static int futex_walk(struct uml_aspace *as, uint64_t addr, int n,
-		      uint32_t bitset, uint64_t to, int requeue)
+static int futex_walk(const struct futex_key *k, int n, uint32_t bitset,
+		      uint64_t to, const struct futex_key *tok, int requeue)
 {
 	int done = 0, moved = 0;
 	struct proc *p;
 	struct task *t;
 
 	for (p = procs; p; p = p->next) {
-		if (p->as != as || p->state != PROC_ALIVE)
+		if (p->state != PROC_ALIVE || (k->as && p->as != k->as))
 			continue;
 		for (t = p->threads; t; t = t->next_in_proc) {
-			if (t->state != TASK_BLOCKED || t->w.futex != addr ||
+			if (t->state != TASK_BLOCKED || !t->w.futex ||
+			    memcmp(&t->w.fkey, k, sizeof(*k)) ||
 			    !(t->w.futex_bitset & bitset))
 				continue;
 			if (done < n) {
 				t->w.futex = 0;
 				sched_wake(t);
 				done++;
-			} else if (to && moved < requeue) {
+			} else if (tok && moved < requeue) {
 				t->w.futex = to;
+				t->w.fkey = *tok;
 				moved++;
 			} else {
 				return done + moved;
@@ -47,9 +51,9 @@ static int futex_walk(struct uml_aspace *as, uint64_t addr, int n,
 	return done + moved;
 }
 
-int futex_wake(struct uml_aspace *as, uint64_t addr, int n, uint32_t bitset)
+int futex_wake(const struct futex_key *k, int n, uint32_t bitset)
 {
-	return futex_walk(as, addr, n > 0 ? n : 1, bitset, 0, 0);
+	return futex_walk(k, n > 0 ? n : 1, bitset, 0, NULL, 0);
 }
 
 /*
@@ -186,6 +190,7 @@ static long futex_wait(struct task *t, const uint64_t *a, int op,
 		return -ETIMEDOUT;
 	t->w.futex = a[0];
 	t->w.futex_bitset = bitset;
+	futex_key_of(t, a[0], !(a[1] & FUTEX_PRIVATE_FLAG), &t->w.fkey);
 	return block_until(t, t->sys_deadline);
 }
 
@@ -194,7 +199,7 @@ long sys_futex(struct task *t, const uint64_t *a)
 	int op = a[1] & FUTEX_CMD_MASK, n = (int)a[2], n2 = (int)a[3];
 	bool realtime = a[1] & FUTEX_CLOCK_REALTIME;
 	bool shared = !(a[1] & FUTEX_PRIVATE_FLAG);
-	struct uml_aspace *as = t->p->as;
+	struct futex_key k, k2;
 	uint32_t val;
 	int r;
 
@@ -214,7 +219,8 @@ long sys_futex(struct task *t, const uint64_t *a)
 		r = futex_key(t, a[0], shared);
 		if (r)
 			return r;
-		return futex_wake(as, a[0], n, val);
+		futex_key_of(t, a[0], shared, &k);
+		return futex_wake(&k, n, val);
 	case FUTEX_REQUEUE:
 	case FUTEX_CMP_REQUEUE:
 		if (n < 0 || n2 < 0)
@@ -231,7 +237,9 @@ long sys_futex(struct task *t, const uint64_t *a)
 			if (val != (uint32_t)a[5])
 				return -EAGAIN;
 		}
-		return futex_walk(as, a[0], n, FUTEX_BITSET_MATCH_ANY, a[4], n2);
+		futex_key_of(t, a[0], shared, &k);
+		futex_key_of(t, a[4], shared, &k2);
+		return futex_walk(&k, n, FUTEX_BITSET_MATCH_ANY, a[4], &k2, n2);
 	case FUTEX_WAKE_OP:
 		r = futex_key(t, a[0], shared);
 		if (!r)
@@ -241,9 +249,12 @@ long sys_futex(struct task *t, const uint64_t *a)
 		r = futex_op(t, a[5], a[4]);
 		if (r < 0)
 			return r;
-		n = futex_wake(as, a[0], n, FUTEX_BITSET_MATCH_ANY);
-		if (r)
-			n += futex_wake(as, a[4], n2, FUTEX_BITSET_MATCH_ANY);
+		futex_key_of(t, a[0], shared, &k);
+		n = futex_wake(&k, n, FUTEX_BITSET_MATCH_ANY);
+		if (r) {
+			futex_key_of(t, a[4], shared, &k2);
+			n += futex_wake(&k2, n2, FUTEX_BITSET_MATCH_ANY);
+		}
 		return n;
 	default:
 		return -ENOSYS;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "umlrun.h"
@@ -145,7 +146,8 @@ void mm_forget(struct mm *mm, uint64_t start, uint64_t end)
 int mm_record(struct mm *mm, uint64_t start, uint64_t end, uint32_t prot,
 	      uint32_t flags, struct file *file, uint64_t off)
 {
-	struct vma v = { start, end, prot, flags, file, off };
+	struct vma v = { .start = start, .end = end, .prot = prot, .flags = flags,
+			 .file = file, .off = off };
 	int i, r;
 
 	mm_forget(mm, start, end);
@@ -202,17 +204,53 @@ uint64_t mm_find_free(struct mm *mm, uint64_t len)
 }
 
 /* Map @file (NULL: anonymous memory) and record it. */
+static struct vma *vma_at(struct mm *mm, uint64_t addr)
+{
+	int i;
+
+	for (i = 0; i < mm->n; i++)
+		if (mm->v[i].start <= addr && addr < mm->v[i].end)
+			return &mm->v[i];
+	return NULL;
+}
+
 int mm_map(struct task *t, uint64_t addr, uint64_t len, uint32_t prot,
 	   uint32_t flags, struct file *file, uint64_t off)
 {
+	static uint64_t shared_anon;	/* the last shared anonymous memory's */
 	int r = uml_aspace_map(t->p->as, addr, len, prot, flags,
 			       file ? file->hostfd : -1, off);
 
 	if (r < 0)
 		return r;
-	return mm_record(t->p->mm, addr, addr + len, prot,
-			 flags & (UML_MAP_SHARED | UML_MAP_PRIVATE |
-				  UML_MAP_ANONYMOUS), file, off);
+	r = mm_record(t->p->mm, addr, addr + len, prot,
+		      flags & (UML_MAP_SHARED | UML_MAP_PRIVATE |
+			       UML_MAP_ANONYMOUS), file, off);
+	if (r == 0 && (flags & UML_MAP_SHARED) && !file)
+		vma_at(t->p->mm, addr)->shared_id = ++shared_anon;
+	return r;
+}
+
+/*
+ * The key of the futex at @addr (get_futex_key()): a shared one in a
+ * MAP_SHARED mapping is the mapped object's and its offset there.
+ */
+void futex_key_of(struct task *t, uint64_t addr, bool shared,
+		  struct futex_key *k)
+{
+	const struct vma *v = shared ? vma_at(t->p->mm, addr) : NULL;
+	struct stat st;
+
+	memset(k, 0, sizeof(*k));
+	if (v && (v->flags & UML_MAP_SHARED) &&
+	    (v->shared_id || (v->file && fstat(v->file->hostfd, &st) == 0))) {
+		k->dev = v->shared_id ? 0 : st.st_dev;
+		k->ino = v->shared_id ? v->shared_id : st.st_ino;
+		k->off = v->off + (addr - v->start);
+	} else {
+		k->as = t->p->as;
+		k->off = addr;
+	}
 }
 
 /* ---- guest memory access ---- */
@@ -455,16 +493,6 @@ long sys_mprotect(struct task *t, const uint64_t *a)
 	if (r < 0)
 		return r;
 	return vma_set_prot(mm, addr, end, prot & 7);
-}
-
-static struct vma *vma_at(struct mm *mm, uint64_t addr)
-{
-	int i;
-
-	for (i = 0; i < mm->n; i++)
-		if (mm->v[i].start <= addr && addr < mm->v[i].end)
-			return &mm->v[i];
-	return NULL;
 }
 
 /*

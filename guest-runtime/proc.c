@@ -135,8 +135,11 @@ void task_exit(struct task *t, int code)
 		return;
 	}
 	if (t->clear_child_tid) {
+		struct futex_key k;
+
 		copy_to_guest(t, t->clear_child_tid, &zero, sizeof(zero));
-		futex_wake(p->as, t->clear_child_tid, 1, ~0u);
+		futex_key_of(t, t->clear_child_tid, true, &k);
+		futex_wake(&k, 1, ~0u);
 	}
 	usage_thread_done(t);
 	uml_thread_destroy(t->th);

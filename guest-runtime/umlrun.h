@@ -159,6 +159,11 @@ struct vma {
 	uint32_t flags;		/* UML_MAP_* plus VMA_* below */
 	struct file *file;	/* a file mapping's file (a reference), else NULL */
 	uint64_t off;		/* its offset in the file at @start */
+	/*
+	 * Which shared anonymous memory a MAP_SHARED | MAP_ANONYMOUS mapping
+	 * is (numbered by mm_map(), kept by fork), for futex keys; 0 else.
+	 */
+	uint64_t shared_id;
 };
 
 #define VMA_RESERVED	0x1000	/* vDSO, vvar: never handed out or unmapped */
@@ -234,6 +239,19 @@ enum task_state {
 	TASK_DEAD,
 };
 
+/*
+ * A futex as the kernel keys it (get_futex_key()): a private one, or one
+ * in a private mapping, by address space and address; a shared one in a
+ * MAP_SHARED mapping by what is mapped (a host file's device and inode,
+ * or shared anonymous memory's number) and the offset in it, so that
+ * processes mapping the same file or memory meet.
+ */
+struct futex_key {
+	const struct uml_aspace *as;	/* by address: the space; else NULL */
+	uint64_t dev, ino;		/* ino: shared_id for anonymous memory */
+	uint64_t off;			/* the address, or the offset */
+};
+
 /* What a blocked task waits for; any of these wakes it. */
 struct waitinfo {
 	struct pollfd *fds;	/* host fds */
@@ -243,6 +261,7 @@ struct waitinfo {
 	bool signal;		/* only a signal wakes it (pause, sigsuspend) */
 	uint64_t futex;		/* futex address, 0 = none */
 	uint32_t futex_bitset;	/* FUTEX_WAIT_BITSET's mask */
+	struct futex_key fkey;	/* what @futex is, as futex_key_of() says */
 	bool vfork;		/* a vfork child exec'd or exited */
 	/*
 	 * A blocking open of a FIFO waiting for its other end (fs.c); kept
@@ -407,7 +426,8 @@ long block_until(struct task *t, int64_t deadline);
 void sched_deadline_new(void);
 void wake_children_waiters(struct proc *p);
 int64_t itimers_fire(int64_t now);
-int futex_wake(struct uml_aspace *as, uint64_t addr, int n, uint32_t bitset);
+int futex_wake(const struct futex_key *k, int n, uint32_t bitset);
+void futex_key_of(struct task *t, uint64_t addr, bool shared, struct futex_key *k);
 int sched_loop(void);
 int64_t now_ns(void);
 /*
