@@ -645,6 +645,7 @@ long sys_fcntl(struct task *t, const uint64_t *a)
 	struct fdent *e = fd_ent(t, a[0]);
 	const int setfl = O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME;
 	struct file *f;
+	int r;
 
 	if (!e)
 		return -EBADF;
@@ -682,6 +683,11 @@ long sys_fcntl(struct task *t, const uint64_t *a)
 		r = fcntl(f->hostfd, a[1], (int)a[2]);
 		return r < 0 ? -errno : r;
 	}
+	case F_GETPIPE_SZ:
+	case F_SETPIPE_SZ:
+		/* Guest pipes are host pipes: the host checks and sizes. */
+		r = fcntl(f->hostfd, (int)a[1], (unsigned long)a[2]);
+		return r < 0 ? -errno : r;
 	case F_GETLK:
 	case F_SETLK:
 	case F_SETLKW:
