@@ -5,12 +5,18 @@
  * busybox.sh compares the output with the native one.
  *
  *   ltpcalls pipesz    fcntl F_GETPIPE_SZ / F_SETPIPE_SZ
+ *   ltpcalls locks     fcntl record locks (POSIX and OFD) and flock between
+ *                      processes: conflicts, F_GETLK's answer, F_SETLKW
+ *                      waiting, merging, release on close, bad arguments
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void show(const char *what, long r)
@@ -41,10 +47,167 @@ static int pipesz(void)
 	return 0;
 }
 
+static const char *lockfile = "ltpcalls.locks";
+
+static long setlk(int fd, int cmd, short type, short whence, off_t start, off_t len)
+{
+	struct flock fl = { .l_type = type, .l_whence = whence, .l_start = start,
+			    .l_len = len };
+
+	return fcntl(fd, cmd, &fl);
+}
+
+/* F_GETLK for [start, start + len): what conflicts, as "type start len pid". */
+static void getlk(const char *what, int fd, int cmd, short type, off_t start,
+		  off_t len)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = start,
+			    .l_len = len };
+	char buf[128];
+
+	if (fcntl(fd, cmd, &fl) < 0) {
+		show(what, -1);
+		return;
+	}
+	if (fl.l_type == F_UNLCK) {
+		printf("%s: unlocked\n", what);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s", fl.l_pid == getppid() ? "parent" :
+		 fl.l_pid == -1 ? "-1" : fl.l_pid == getpid() ? "self" : "other");
+	printf("%s: %s %lld %lld %s\n", what, fl.l_type == F_RDLCK ? "rd" : "wr",
+	       (long long)fl.l_start, (long long)fl.l_len, buf);
+}
+
+/* Run @fn in a child (which opens the file itself) and wait for it. */
+static void in_child(void (*fn)(int fd))
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		fn(open(lockfile, O_RDWR));
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+}
+
+static void child_sees_write_lock(int fd)
+{
+	getlk("child: F_GETLK 0+100", fd, F_GETLK, F_RDLCK, 0, 100);
+	getlk("child: F_GETLK 20+5, past it", fd, F_GETLK, F_WRLCK, 20, 5);
+	show("child: F_SETLK rd 15+5", setlk(fd, F_SETLK, F_RDLCK, SEEK_SET, 15, 5));
+	show("child: F_SETLK rd 0+5", setlk(fd, F_SETLK, F_RDLCK, SEEK_SET, 0, 5));
+	getlk("child: F_OFD_GETLK 0+100", fd, F_OFD_GETLK, F_WRLCK, 0, 100);
+}
+
+static void child_sees_merged(int fd)
+{
+	getlk("child: F_GETLK 25+100 (two adjacent locks)", fd, F_GETLK,
+	      F_RDLCK, 25, 100);
+}
+
+static void child_sees_nothing(int fd)
+{
+	getlk("child: F_GETLK whole file", fd, F_GETLK, F_WRLCK, 0, 0);
+}
+
+static void child_waits(int fd)
+{
+	show("child: F_SETLKW wr 10+10", setlk(fd, F_SETLKW, F_WRLCK, SEEK_SET, 10, 10));
+	printf("child: got the lock\n");
+}
+
+static void child_flocks(int fd)
+{
+	show("child: flock ex|nb, own open", flock(fd, LOCK_EX | LOCK_NB));
+	show("child: flock sh|nb, own open", flock(fd, LOCK_SH | LOCK_NB));
+	show("child: F_SETLK wr whole file (flock does not count)",
+	     setlk(fd, F_SETLK, F_WRLCK, SEEK_SET, 0, 0));
+}
+
+static int locks(void)
+{
+	struct timespec nap = { 0, 200 * 1000 * 1000 };
+	int fd, fd2, rd, wr;
+	pid_t pid;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	fd = open(lockfile, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	rd = open(lockfile, O_RDONLY);
+	wr = open(lockfile, O_WRONLY);
+	if (fd < 0 || rd < 0 || wr < 0 || write(fd, "0123456789", 10) != 10)
+		return 1;
+
+	show("F_SETLK wr 10+10", setlk(fd, F_SETLK, F_WRLCK, SEEK_SET, 10, 10));
+	in_child(child_sees_write_lock);
+	getlk("F_GETLK 0+10 (own lock does not count)", fd, F_GETLK, F_WRLCK, 0, 20);
+
+	/* A waiter gets the lock when the holder lets go. */
+	pid = fork();
+	if (pid == 0) {
+		child_waits(open(lockfile, O_RDWR));
+		_exit(0);
+	}
+	nanosleep(&nap, NULL);
+	printf("parent: unlocks 10+10\n");
+	if (setlk(fd, F_SETLK, F_UNLCK, SEEK_SET, 10, 10))
+		printf("parent: unlock failed\n");
+	waitpid(pid, NULL, 0);
+
+	show("F_SETLK wr 30+10", setlk(fd, F_SETLK, F_WRLCK, SEEK_SET, 30, 10));
+	show("F_SETLK wr 40+10", setlk(fd, F_SETLK, F_WRLCK, SEEK_SET, 40, 10));
+	in_child(child_sees_merged);
+	show("F_SETLK rd 35+5 splits it", setlk(fd, F_SETLK, F_RDLCK, SEEK_SET, 35, 5));
+	in_child(child_sees_merged);
+	/* Closing any fd of the file drops the process's locks on it. */
+	fd2 = open(lockfile, O_RDONLY);
+	close(fd2);
+	in_child(child_sees_nothing);
+
+	show("F_SETLK rd on a write-only fd", setlk(wr, F_SETLK, F_RDLCK, SEEK_SET, 0, 1));
+	show("F_SETLK wr on a read-only fd", setlk(rd, F_SETLK, F_WRLCK, SEEK_SET, 0, 1));
+	show("F_SETLK type 5", setlk(fd, F_SETLK, 5, SEEK_SET, 0, 1));
+	show("F_SETLK whence 7", setlk(fd, F_SETLK, F_RDLCK, 7, 0, 1));
+	show("F_SETLK start -1", setlk(fd, F_SETLK, F_RDLCK, SEEK_SET, -1, 1));
+	show("F_SETLK 5-10 (before 5)", setlk(fd, F_SETLK, F_RDLCK, SEEK_SET, 5, -10));
+	show("F_SETLK 5-3 (2..4)", setlk(fd, F_SETLK, F_RDLCK, SEEK_SET, 5, -3));
+	show("F_SETLK SEEK_END-4+2", setlk(fd, F_SETLK, F_WRLCK, SEEK_END, -4, 2));
+	in_child(child_sees_nothing);
+	show("F_SETLK unlock all", setlk(fd, F_SETLK, F_UNLCK, SEEK_SET, 0, 0));
+	getlk("F_GETLK with F_UNLCK", fd, F_GETLK, F_UNLCK, 0, 1);
+	show("F_SETLK on a bad fd", setlk(999, F_SETLK, F_RDLCK, SEEK_SET, 0, 1));
+	show("F_SETLK on a bad address", fcntl(fd, F_SETLK, (void *)8));
+	{
+		struct flock fl = { .l_type = F_RDLCK, .l_pid = 1 };
+
+		show("F_OFD_SETLK with l_pid 1", fcntl(fd, F_OFD_SETLK, &fl));
+	}
+	show("F_OFD_SETLK wr 0+1", setlk(fd, F_OFD_SETLK, F_WRLCK, SEEK_SET, 0, 1));
+	in_child(child_sees_nothing);
+	show("F_OFD_SETLK unlock", setlk(fd, F_OFD_SETLK, F_UNLCK, SEEK_SET, 0, 1));
+
+	show("flock ex", flock(fd, LOCK_EX));
+	in_child(child_flocks);
+	pid = fork();
+	if (pid == 0) {	/* the inherited fd is the same open file */
+		show("child: flock ex|nb, inherited fd", flock(fd, LOCK_EX | LOCK_NB));
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	show("flock un", flock(fd, LOCK_UN));
+	show("flock sh|ex", flock(fd, LOCK_SH | LOCK_EX));
+	show("flock 0", flock(fd, 0));
+	show("flock on a bad fd", flock(999, LOCK_SH));
+	unlink(lockfile);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
 		return pipesz();
-	fprintf(stderr, "usage: ltpcalls pipesz\n");
+	if (argc == 2 && !strcmp(argv[1], "locks"))
+		return locks();
+	fprintf(stderr, "usage: ltpcalls pipesz|locks\n");
 	return 2;
 }
