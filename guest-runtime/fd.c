@@ -60,6 +60,7 @@ void file_put(struct file *f)
 			sigfd_forget(f);
 		if (f->kind == FILE_SOCKET && f->sock_family == AF_NETLINK)
 			netlink_release(f);
+		locks_release(f);
 		close(f->hostfd);
 		free(f->dirbuf);
 		io_activity = true;
@@ -112,6 +113,7 @@ void fdt_put(struct fdtable *fdt)
 	if (!fdt || --fdt->refs)
 		return;
 	sigfd_dirty = true;	/* a holder of signalfds may be gone */
+	locks_release(fdt);
 	for (i = 0; i < fdt->size; i++)
 		file_put(fdt->ent[i].f);
 	free(fdt->ent);
@@ -124,6 +126,7 @@ void fdt_close_on_exec(struct fdtable *fdt)
 
 	for (i = 0; i < fdt->size; i++) {
 		if (fdt->ent[i].f && fdt->ent[i].cloexec) {
+			locks_close(fdt, fdt->ent[i].f);
 			file_put(fdt->ent[i].f);
 			fdt->ent[i].f = NULL;
 			fdt->ent[i].cloexec = false;
@@ -208,6 +211,8 @@ static int fd_install_at(struct task *t, int fd, struct file *f, bool cloexec)
 	old = fdt->ent[fd].f;
 	fdt->ent[fd].f = f;
 	fdt->ent[fd].cloexec = cloexec;
+	if (old)
+		locks_close(fdt, old);
 	file_put(old);
 	return fd;
 }
@@ -487,6 +492,7 @@ long sys_close(struct task *t, const uint64_t *a)
 
 	if (!e)
 		return -EBADF;
+	locks_close(t->p->fdt, e->f);
 	file_put(e->f);
 	e->f = NULL;
 	e->cloexec = false;
@@ -694,7 +700,7 @@ long sys_fcntl(struct task *t, const uint64_t *a)
 	case F_OFD_GETLK:
 	case F_OFD_SETLK:
 	case F_OFD_SETLKW:
-		return 0;	/* one kernel, no other lock holders that matter */
+		return lock_fcntl(t, f, a[1], a[2]);	/* lock.c */
 	default:
 		return -EINVAL;
 	}
@@ -875,11 +881,6 @@ long sys_fchown(struct task *t, const uint64_t *a)
 		return -EROFS;
 	return fd_write_op(t, a[0], &f) ?:
 	       (fchown(f->hostfd, a[1], a[2]) < 0 ? -errno : 0);
-}
-
-long sys_flock(struct task *t, const uint64_t *a)
-{
-	return fd_lookup(t, a[0]) ? 0 : -EBADF;
 }
 
 long sys_fadvise64(struct task *t, const uint64_t *a)

@@ -107,6 +107,10 @@ struct fdtable {
 };
 
 struct file *file_new(int hostfd, int flags);
+/* lock.c: fcntl record locks and flock among guest processes */
+long lock_fcntl(struct task *t, struct file *f, int cmd, uint64_t ufl);
+void locks_close(struct fdtable *fdt, struct file *f);
+void locks_release(const void *owner);
 struct file *file_get(struct file *f);
 void file_put(struct file *f);
 struct fdtable *fdt_new(void);
@@ -262,6 +266,8 @@ struct waitinfo {
 	uint64_t futex;		/* futex address, 0 = none */
 	uint32_t futex_bitset;	/* FUTEX_WAIT_BITSET's mask */
 	struct futex_key fkey;	/* what @futex is, as futex_key_of() says */
+	const void *lock_owner;	/* F_SETLKW (lock.c): who waits, and for */
+	const void *lock_blocker;	/* whose lock */
 	bool vfork;		/* a vfork child exec'd or exited */
 	/*
 	 * A blocking open of a FIFO waiting for its other end (fs.c); kept

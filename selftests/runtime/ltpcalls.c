@@ -164,6 +164,38 @@ static int locks(void)
 	close(fd2);
 	in_child(child_sees_nothing);
 
+	/*
+	 * Two waiters for each other: the one that closes the circle gets
+	 * EDEADLK (whichever it is), drops its lock, and the other goes on.
+	 */
+	{
+		int sync[2], st, dead = 0;
+		char c;
+
+		show("F_SETLK wr 0+1", setlk(fd, F_SETLK, F_WRLCK, SEEK_SET, 0, 1));
+		if (pipe(sync))
+			return 1;
+		pid = fork();
+		if (pid == 0) {
+			int cfd = open(lockfile, O_RDWR);
+
+			if (setlk(cfd, F_SETLK, F_WRLCK, SEEK_SET, 1, 1) ||
+			    write(sync[1], "x", 1) != 1)
+				_exit(3);
+			if (setlk(cfd, F_SETLKW, F_WRLCK, SEEK_SET, 0, 1) == 0)
+				_exit(0);
+			_exit(errno == EDEADLK ? 1 : 2);	/* and unlocks */
+		}
+		if (read(sync[0], &c, 1) != 1)
+			return 1;
+		if (setlk(fd, F_SETLKW, F_WRLCK, SEEK_SET, 1, 1) < 0)
+			dead += errno == EDEADLK ? 1 : 10;
+		setlk(fd, F_SETLK, F_UNLCK, SEEK_SET, 0, 2);
+		waitpid(pid, &st, 0);
+		dead += WEXITSTATUS(st) == 1 ? 1 : WEXITSTATUS(st) ? 10 : 0;
+		printf("F_SETLKW waiting for each other: %d EDEADLK\n", dead);
+	}
+
 	show("F_SETLK rd on a write-only fd", setlk(wr, F_SETLK, F_RDLCK, SEEK_SET, 0, 1));
 	show("F_SETLK wr on a read-only fd", setlk(rd, F_SETLK, F_WRLCK, SEEK_SET, 0, 1));
 	show("F_SETLK type 5", setlk(fd, F_SETLK, 5, SEEK_SET, 0, 1));
