@@ -163,6 +163,10 @@ while read -r name kind rest; do
 		echo "$name $m $v $d $ms" >> "$res"
 		line="$line $m=$v"
 		rm -rf "$dir"
+		# The LTP library's IPC file, left behind by a killed test:
+		# under umlrun the test's pid is the same every run, so the
+		# next run would find it (EEXIST).
+		rm -f /dev/shm/ltp_"$name"_*
 	done
 	echo "$line" >&2
 done < "$plan"
