@@ -46,7 +46,7 @@ help:
 	@echo '                  DURATION=s (each) KVERS= SEED='
 	@echo 'make fuzz-runtime the runtime fuzzer alone (ASan umlrun); DURATION=s SEED='
 	@echo 'make ltp         LTP syscalls suite in a VM: native, ptrace, skas; table'
-	@echo '                  LTP_TESTS="NAME|REGEX ..." KVER=6.12 LTP_TIMEOUT=s'
+	@echo '                  LTP_TESTS="NAME|REGEX ..." LTP_SAMPLE=N KVER=6.12 LTP_TIMEOUT=s'
 	@echo 'make style        checkpatch --strict on the module'
 	@echo 'make sparse       sparse (C=2) on the module'
 	@echo 'make htmldocs     Documentation/ as HTML in build/htmldocs (Sphinx, -W)'
@@ -169,7 +169,7 @@ fuzz-runtime: user asan
 .PHONY: ltp
 ltp: deps user
 	KVER="$(or $(KVER),6.12)" LTP_TESTS="$(LTP_TESTS)" LTP_MODES="$(LTP_MODES)" \
-		LTP_TIMEOUT="$(LTP_TIMEOUT)" selftests/ltp/ltp.sh
+		LTP_TIMEOUT="$(LTP_TIMEOUT)" LTP_SAMPLE="$(LTP_SAMPLE)" selftests/ltp/ltp.sh
 
 # Fairness and interference (Documentation/benchmarks.rst): KVER, CLOCK, REPS.
 .PHONY: fairness

@@ -6,7 +6,8 @@
 # and skas backends (run.sh), then print the table.
 #
 #   LTP_TESTS=  which tests (run.sh; default all), KVER=  the kernel,
-#   LTP_MODES=  default "native ptrace skas", LTP_TIMEOUT=  seconds per run.
+#   LTP_MODES=  default "native ptrace skas", LTP_TIMEOUT=  seconds per run,
+#   LTP_SAMPLE=N  every Nth selected test.
 #
 # The selected tests' binaries, with the helper programs next to them in
 # LTP's source tree, go into the VM as /extra ; the VM prints its
@@ -44,7 +45,7 @@ echo "ltp: $ntests tests, $(du -sh "$stage" | cut -f1) of binaries into the VM (
 # In the VM: the suite from /extra, results and the interesting logs on the
 # results port (/dev/ttyS1), each line tagged.
 cmd="cd /skas && LTP_DIR=/extra LTP_OUT=/tmp/ltp LTP_MODES='$modes'"
-cmd+=" LTP_TESTS='${LTP_TESTS:-}' LTP_TIMEOUT='${LTP_TIMEOUT:-}'"
+cmd+=" LTP_TESTS='${LTP_TESTS:-}' LTP_TIMEOUT='${LTP_TIMEOUT:-}' LTP_SAMPLE='${LTP_SAMPLE:-}'"
 cmd+=" selftests/ltp/run.sh; rc=\$?"
 cmd+="; sed 's/^/LTP-RESULT /' /tmp/ltp/results.txt > /dev/ttyS1"
 cmd+="; sed 's/^/LTP-SUMMARY /' /tmp/ltp/summary.txt > /dev/ttyS1"
@@ -54,6 +55,9 @@ cmd+="; do sed \"s|^|LTP-LOG \$f |\" /tmp/ltp/logs/\$f.log > /dev/ttyS1; done; e
 # Time: a VM minute per 8 tests is generous under TCG; at least 10 minutes.
 : "${VM_TIMEOUT:=$((600 + ntests * 60))}"
 export VM_TIMEOUT
+# The staged binaries are unpacked into the VM's RAM.
+: "${VM_MEM:=3072}"
+export VM_MEM
 # An LTP test that makes the kernel warn must not end the whole run: the
 # warning is still reported below.
 export VM_APPEND="panic_on_warn=0 ${VM_APPEND:-}"

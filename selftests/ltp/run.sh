@@ -16,6 +16,8 @@
 #   LTP_TESTS    which tests: names or extended regexes matched against the
 #                whole test name, separated by spaces or commas, or @FILE (one
 #                a line, # comments); default every test
+#   LTP_SAMPLE   N: of the selected tests only the 1st, N+1st, 2N+1st...
+#                (a deterministic sample; default 1, all)
 #   LTP_TIMEOUT  seconds per test and mode (default 60)
 #   LTP_USER     UID:GID to run the tests as (default: as we are)
 #   LTP_OUT      output directory (default build/ltp)
@@ -77,7 +79,7 @@ esac
 # The plan: "NAME run CMD ARGS..." or "NAME excluded REASON" per selected
 # test, in runtest order.
 plan=$out/plan.txt
-awk -v sel="$sel" -v excl="$here/exclude" '
+awk -v sel="$sel" -v excl="$here/exclude" -v sample="${LTP_SAMPLE:-1}" '
 BEGIN {
 	while ((getline l < sel) > 0)
 		pat[++np] = l
@@ -101,6 +103,8 @@ BEGIN {
 		if (!ok)
 			next
 	}
+	if (sample > 1 && nsel++ % sample)
+		next
 	for (i = 1; i <= ne; i++)
 		if (name ~ ("^(" ex[i] ")$")) {
 			print name, "excluded", why[i]
