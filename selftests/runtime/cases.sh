@@ -210,6 +210,7 @@ run_case "futexes shared between processes, keyed as the kernel keys them" \
 # Calls LTP's syscalls suite found wrong (ltpcalls.c), as the kernel's.
 run_case "fcntl F_GETPIPE_SZ and F_SETPIPE_SZ" "$TESTBIN/ltpcalls pipesz"
 run_case "fcntl record locks and flock between processes" "$TESTBIN/ltpcalls locks"
+run_case "preadv, pwritev, preadv2 and pwritev2" "$TESTBIN/ltpcalls preadv"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

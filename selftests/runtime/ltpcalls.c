@@ -8,6 +8,7 @@
  *   ltpcalls locks     fcntl record locks (POSIX and OFD) and flock between
  *                      processes: conflicts, F_GETLK's answer, F_SETLKW
  *                      waiting, merging, release on close, bad arguments
+ *   ltpcalls preadv    preadv, pwritev, preadv2, pwritev2
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -234,12 +237,52 @@ static int locks(void)
 	return 0;
 }
 
+static int preadv_case(void)
+{
+	char a[4] = "", b[8] = "", big[3];
+	struct iovec rd[2] = { { a, 3 }, { b, 5 } }, wr[2] = { { "AB", 2 }, { "cde", 3 } };
+	struct iovec bad[1] = { { (void *)8, 4 } }, neg[1] = { { a, (size_t)-1 } };
+	int fd = open("ltpcalls.preadv", O_RDWR | O_CREAT | O_TRUNC, 0600), p[2];
+	int ro = open("ltpcalls.preadv", O_RDONLY), dir = open(".", O_RDONLY);
+
+	if (fd < 0 || ro < 0 || pipe(p) || write(fd, "0123456789", 10) != 10)
+		return 1;
+	show("preadv at 1", preadv(fd, rd, 2, 1));
+	printf("  read \"%s\" \"%s\"\n", a, b);
+	show("pwritev at 4", pwritev(fd, wr, 2, 4));
+	show("pread back", pread(fd, big, 3, 5));
+	printf("  \"%.3s\"\n", big);
+	show("file offset untouched", lseek(fd, 0, SEEK_CUR));
+	show("lseek to 2", lseek(fd, 2, SEEK_SET));
+	show("preadv2 at -1 (file offset)", preadv2(fd, rd, 1, -1, 0));
+	show("file offset moved", lseek(fd, 0, SEEK_CUR));
+	show("pwritev2 RWF_DSYNC at 0", pwritev2(fd, wr, 1, 0, RWF_DSYNC));
+	show("preadv2 bad flag", preadv2(fd, rd, 1, 0, 0x40000000));
+	show("preadv offset -1", preadv(fd, rd, 1, -1));
+	show("preadv2 offset -2", preadv2(fd, rd, 1, -2, 0));
+	/* (raw calls: the compiler would see these arrays are wrong) */
+	show("preadv count 1025", syscall(SYS_preadv, fd, rd, 1025, 0, 0));
+	show("preadv negative length", preadv(fd, neg, 1, 0));
+	show("preadv bad buffer", preadv(fd, bad, 1, 0));
+	show("preadv bad iovec", syscall(SYS_preadv, fd, 8, 1, 0, 0));
+	show("preadv count 0", preadv(fd, rd, 0, 0));
+	show("pwritev on a read-only fd", pwritev(ro, wr, 1, 0));
+	show("preadv on a pipe", preadv(p[0], rd, 1, 0));
+	show("preadv on a directory", preadv(dir, rd, 1, 0));
+	show("preadv on a bad fd", preadv(999, rd, 1, 0));
+	show("preadv at the end", preadv(fd, rd, 2, 100));
+	unlink("ltpcalls.preadv");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
 		return pipesz();
 	if (argc == 2 && !strcmp(argv[1], "locks"))
 		return locks();
-	fprintf(stderr, "usage: ltpcalls pipesz|locks\n");
+	if (argc == 2 && !strcmp(argv[1], "preadv"))
+		return preadv_case();
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv\n");
 	return 2;
 }
