@@ -443,6 +443,80 @@ long sys_writev(struct task *t, const uint64_t *a)
 	return r;
 }
 
+/*
+ * preadv, pwritev and their "2" forms: through one buffer, with the host's
+ * preadv2/pwritev2, which checks the fd's mode, that it can seek, and the
+ * flags as Linux does.  On x86-64 the offset is all in a[3] (the kernel's
+ * pos_from_hilo() shifts a[4] out); -1 in the "2" forms is the file offset.
+ */
+static long prwv(struct task *t, const uint64_t *a, bool wr, bool v2)
+{
+	int64_t pos = a[3];
+	int flags = v2 ? (int)a[5] : 0;
+	struct file *f = fd_lookup(t, a[0]);
+	struct iovec iov[1024], one;
+	size_t total, off = 0;
+	char *buf;
+	long r;
+	int i;
+
+	if (pos < 0 && !(v2 && pos == -1))
+		return -EINVAL;
+	if (!f)
+		return -EBADF;
+	r = iov_load(t, a[1], a[2], iov, &total);
+	if (r < 0)
+		return r;
+	buf = malloc(total + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; wr && off < total; i++) {
+		if (copy_from_guest(t, buf + off, (uint64_t)iov[i].iov_base,
+				    iov[i].iov_len) < 0) {
+			free(buf);
+			return -EFAULT;
+		}
+		off += iov[i].iov_len;
+	}
+	one.iov_base = buf;
+	one.iov_len = total;
+	r = syscall(wr ? SYS_pwritev2 : SYS_preadv2, f->hostfd, &one, 1,
+		    pos, 0, flags);
+	if (r < 0)
+		r = -errno;
+	for (i = 0, off = 0; !wr && r > 0 && off < (size_t)r; i++) {
+		size_t c = iov[i].iov_len < r - off ? iov[i].iov_len : r - off;
+
+		if (copy_to_guest(t, (uint64_t)iov[i].iov_base, buf + off, c) < 0) {
+			r = -EFAULT;
+			break;
+		}
+		off += c;
+	}
+	free(buf);
+	return r;
+}
+
+long sys_preadv(struct task *t, const uint64_t *a)
+{
+	return prwv(t, a, false, false);
+}
+
+long sys_pwritev(struct task *t, const uint64_t *a)
+{
+	return prwv(t, a, true, false);
+}
+
+long sys_preadv2(struct task *t, const uint64_t *a)
+{
+	return prwv(t, a, false, true);
+}
+
+long sys_pwritev2(struct task *t, const uint64_t *a)
+{
+	return prwv(t, a, true, true);
+}
+
 long sys_pread64(struct task *t, const uint64_t *a)
 {
 	struct file *f = fd_lookup(t, a[0]);
