@@ -33,10 +33,13 @@ LTP_DIR=$dir LTP_OUT=$out/plan LTP_PLAN=1 "$here/run.sh" > "$out/plan.txt"
 ntests=$(grep -c ' run ' "$out/plan.txt" || true)
 [ "$ntests" -gt 0 ] || { echo "ltp: nothing to run (LTP_TESTS='${LTP_TESTS:-}')" >&2; exit 1; }
 awk '$2 == "run" { print $3 }' "$out/plan.txt" | sort -u |
-	# The program and its helpers: the programs of its source folder.
-	awk 'NR == FNR { want[$1] = 1; next }
-	     { dir[$2] = $1; progs[$1] = progs[$1] " " $2 }
-	     END { for (p in want) print p progs[dir[p]] }' - "$dir/programs.txt" |
+	# The program and its helpers: the programs of its source folder
+	# that are no test of their own (creat07_child, execve_child...).
+	awk 'FILENAME == "-" { want[$1] = 1; next }
+	     FILENAME ~ /syscalls$/ { if ($0 !~ /^[ \t]*(#|$)/) test[$2] = 1; next }
+	     { dir[$2] = $1; if (!($2 in test)) helpers[$1] = helpers[$1] " " $2 }
+	     END { for (p in want) print p helpers[dir[p]] }' \
+	    - "$dir/runtest/syscalls" "$dir/programs.txt" |
 	tr ' ' '\n' | sort -u | while read -r b; do
 	if [ -f "$dir/testcases/bin/$b" ]; then cp "$dir/testcases/bin/$b" "$stage/testcases/bin/"; fi
 done
