@@ -211,6 +211,8 @@ run_case "futexes shared between processes, keyed as the kernel keys them" \
 run_case "fcntl F_GETPIPE_SZ and F_SETPIPE_SZ" "$TESTBIN/ltpcalls pipesz"
 run_case "fcntl record locks and flock between processes" "$TESTBIN/ltpcalls locks"
 run_case "preadv, pwritev, preadv2 and pwritev2" "$TESTBIN/ltpcalls preadv"
+run_case "argument checks: getrandom, readlink, sigaltstack, msync, futex, rlimits, priorities, setpgid, tgkill, affinity" \
+	"$TESTBIN/ltpcalls args"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

@@ -9,13 +9,22 @@
  *                      processes: conflicts, F_GETLK's answer, F_SETLKW
  *                      waiting, merging, release on close, bad arguments
  *   ltpcalls preadv    preadv, pwritev, preadv2, pwritev2
+ *   ltpcalls args      argument checks of older calls: getrandom, readlinkat,
+ *                      sigaltstack, msync, futex, setrlimit, getpriority,
+ *                      setpgid, tgkill, sched_getaffinity
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -275,6 +284,90 @@ static int preadv_case(void)
 	return 0;
 }
 
+/* A pid that was a child of ours and is no more. */
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return pid;
+}
+
+static int args_case(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char buf[16], *m, *none, *gone;
+	stack_t ss = { .ss_sp = buf, .ss_size = 1 };
+	cpu_set_t set;
+	pid_t dead = dead_pid();
+
+	show("getrandom flags 0x100", getrandom(buf, 4, 0x100));
+	show("getrandom GRND_INSECURE|GRND_RANDOM",
+	     getrandom(buf, 4, GRND_INSECURE | GRND_RANDOM));
+	show("getrandom GRND_NONBLOCK", getrandom(buf, 4, GRND_NONBLOCK));
+
+	if (symlink("target", "ltpcalls.lnk") && errno != EEXIST)
+		return 1;
+	show("readlinkat size 0", syscall(SYS_readlinkat, AT_FDCWD, "ltpcalls.lnk", buf, 0));
+	show("readlink size -1", syscall(SYS_readlink, "ltpcalls.lnk", buf, -1L));
+	show("readlinkat size 3", readlinkat(AT_FDCWD, "ltpcalls.lnk", buf, 3));
+	unlink("ltpcalls.lnk");
+
+	ss.ss_flags = 7;
+	show("sigaltstack flags 7", sigaltstack(&ss, NULL));
+	ss.ss_flags = 0;
+	show("sigaltstack size 1", sigaltstack(&ss, NULL));
+
+	m = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return 1;
+	none = m + pg;
+	gone = m + 2 * pg;
+	mprotect(none, pg, PROT_NONE);
+	munmap(gone, pg);
+	show("msync MS_SYNC", msync(m, pg, MS_SYNC));
+	show("msync MS_ASYNC|MS_SYNC", msync(m, pg, MS_ASYNC | MS_SYNC));
+	show("msync flags 0x80", msync(m, pg, 0x80));
+	show("msync unaligned", msync(m + 1, pg, MS_SYNC));
+	show("msync unmapped", msync(gone, pg, MS_SYNC));
+	show("msync over a hole", msync(m, 3 * pg, MS_SYNC));
+
+	show("futex wake unmapped", syscall(SYS_futex, gone, FUTEX_WAKE, 1, NULL, NULL, 0));
+	show("futex wake PROT_NONE", syscall(SYS_futex, none, FUTEX_WAKE, 1, NULL, NULL, 0));
+	show("futex wake private unmapped",
+	     syscall(SYS_futex, gone, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0));
+	show("futex wake unaligned", syscall(SYS_futex, m + 1, FUTEX_WAKE, 1, NULL, NULL, 0));
+	show("futex wait unmapped", syscall(SYS_futex, gone, FUTEX_WAIT, 0, NULL, NULL, 0));
+
+	show("setrlimit bad address", syscall(SYS_setrlimit, RLIMIT_NOFILE, 8));
+	show("getrlimit bad address", syscall(SYS_getrlimit, RLIMIT_NOFILE, 8));
+	show("setrlimit resource 99", setrlimit(99, &(struct rlimit){ 1, 1 }));
+
+	show("getpriority which 99", getpriority(99, 0));
+	show("getpriority dead pid", getpriority(PRIO_PROCESS, dead));
+	show("getpriority dead pgrp", getpriority(PRIO_PGRP, dead));
+	show("setpriority which 99", setpriority(99, 0, 0));
+	show("setpriority dead pid", setpriority(PRIO_PROCESS, dead, 0));
+
+	show("setpgid pgid -1", setpgid(0, -1));
+	show("setpgid dead pid", setpgid(dead, 0));
+	show("setpgid parent", setpgid(getppid(), 0));
+
+	show("tgkill tgid -1", syscall(SYS_tgkill, -1, getpid(), SIGCONT));
+	show("tgkill tid -1", syscall(SYS_tgkill, getpid(), -1, SIGCONT));
+	show("tgkill signal -1", syscall(SYS_tgkill, getpid(), getpid(), -1));
+	show("tgkill dead tid", syscall(SYS_tgkill, getpid(), dead, SIGCONT));
+	show("tgkill dead tgid", syscall(SYS_tgkill, dead, getpid(), SIGCONT));
+	show("tgkill signal 0", syscall(SYS_tgkill, getpid(), getpid(), 0));
+
+	show("sched_getaffinity size 0", syscall(SYS_sched_getaffinity, 0, 0, &set));
+	show("sched_getaffinity bad address", syscall(SYS_sched_getaffinity, 0, sizeof(set), 8));
+	show("sched_getaffinity dead pid", sched_getaffinity(dead, sizeof(set), &set));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -283,6 +376,8 @@ int main(int argc, char **argv)
 		return locks();
 	if (argc == 2 && !strcmp(argv[1], "preadv"))
 		return preadv_case();
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv\n");
+	if (argc == 2 && !strcmp(argv[1], "args"))
+		return args_case();
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args\n");
 	return 2;
 }
