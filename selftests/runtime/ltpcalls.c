@@ -353,7 +353,6 @@ static int args_case(void)
 
 	show("setpgid pgid -1", setpgid(0, -1));
 	show("setpgid dead pid", setpgid(dead, 0));
-	show("setpgid parent", setpgid(getppid(), 0));
 
 	show("tgkill tgid -1", syscall(SYS_tgkill, -1, getpid(), SIGCONT));
 	show("tgkill tid -1", syscall(SYS_tgkill, getpid(), -1, SIGCONT));
