@@ -699,6 +699,8 @@ static long do_readlink(struct task *t, int gdirfd, uint64_t upath,
 	ssize_t n;
 	int r;
 
+	if ((int)len <= 0)		/* the kernel's bufsiz is an int */
+		return -EINVAL;
 	hp.tmpfd = -1;
 	hp.host = false;
 	r = strncpy_from_guest(t, hp.buf, upath, sizeof(hp.buf));

@@ -52,9 +52,8 @@ static bool conflicts(const struct lock *l, const void *owner, bool flock,
 static void wake_waiters(dev_t dev, ino_t ino)
 {
 	struct futex_key k = { .dev = dev, .ino = ino, .off = UINT64_MAX };
-	int woken;
 
-	wake_futex(&k, INT_MAX, &woken);
+	futex_wake(&k, INT_MAX, ~0u);
 }
 
 static bool same_owner(const struct lock *a, const struct lock *b)
@@ -326,6 +325,7 @@ long lock_fcntl(struct task *t, struct file *f, int cmd, uint64_t ufl)
 			t->w.lock_owner = owner;
 			t->w.lock_blocker = l->owner;
 			t->w.futex = 1;
+			t->w.futex_bitset = ~0u;
 			t->w.fkey = (struct futex_key){ .dev = st.st_dev,
 							.ino = st.st_ino,
 							.off = UINT64_MAX };
@@ -365,6 +365,7 @@ long sys_flock(struct task *t, const uint64_t *a)
 			return -EWOULDBLOCK;
 		if (l) {
 			t->w.futex = 1;
+			t->w.futex_bitset = ~0u;
 			t->w.fkey = (struct futex_key){ .dev = st.st_dev,
 							.ino = st.st_ino,
 							.off = UINT64_MAX };

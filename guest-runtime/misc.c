@@ -53,11 +53,16 @@ static void guest_rlimit(int res, struct rlimit *rl)
 
 long sys_prlimit64(struct task *t, const uint64_t *a)
 {
-	struct rlimit rl;
+	struct rlimit rl, nrl;
 
+	/* The kernel's order: the new limits are read first. */
+	if (a[2] && copy_from_guest(t, &nrl, a[2], sizeof(nrl)) < 0)
+		return -EFAULT;
 	if (a[0] && (int)a[0] != t->p->pid)
 		return proc_by_pid(a[0]) ? -EPERM : -ESRCH;
 	if (a[1] >= RLIM_NLIMITS)
+		return -EINVAL;
+	if (a[2] && nrl.rlim_cur > nrl.rlim_max)
 		return -EINVAL;
 	guest_rlimit(a[1], &rl);
 	if (a[3] && copy_to_guest(t, a[3], &rl, sizeof(rl)) < 0)
@@ -74,28 +79,57 @@ long sys_getrlimit(struct task *t, const uint64_t *a)
 
 long sys_setrlimit(struct task *t, const uint64_t *a)
 {
-	(void)t;
-	return a[0] < RLIM_NLIMITS ? 0 : -EINVAL;
+	uint64_t b[4] = { 0, a[0], a[1], 0 };
+
+	return sys_prlimit64(t, b);
+}
+
+/*
+ * Is there a guest process that getpriority/setpriority's (which, who)
+ * names?  0, -EINVAL or -ESRCH, as the kernel's checks.  One user: the
+ * host's uid (or 0 for the caller's).
+ */
+static int prio_target(struct task *t, uint64_t which, int who)
+{
+	struct proc *p;
+
+	switch (which) {
+	case PRIO_PROCESS:
+		p = who ? proc_by_pid(who) : t->p;
+		return p && p->state == PROC_ALIVE ? 0 : -ESRCH;
+	case PRIO_PGRP:
+		if (!who)
+			return 0;
+		for (p = procs; p; p = p->next)
+			if (p->state == PROC_ALIVE && p->pgid == who)
+				return 0;
+		return -ESRCH;
+	case PRIO_USER:
+		return !who || (uid_t)who == getuid() ? 0 : -ESRCH;
+	default:
+		return -EINVAL;
+	}
 }
 
 /* One priority for everyone: nice values are accepted and not applied. */
 long sys_getpriority(struct task *t, const uint64_t *a)
 {
-	(void)t;
-	return a[0] <= 2 ? 20 : -EINVAL;	/* the kernel returns 20 - nice */
+	int r = prio_target(t, a[0], a[1]);
+
+	return r < 0 ? r : 20;		/* the kernel returns 20 - nice */
 }
 
 long sys_setpriority(struct task *t, const uint64_t *a)
 {
-	(void)t;
-	return a[0] <= 2 ? 0 : -EINVAL;
+	return prio_target(t, a[0], a[1]);
 }
 
 long sys_getrandom(struct task *t, const uint64_t *a)
 {
 	char buf[256];
 	size_t n = a[1] < sizeof(buf) ? a[1] : sizeof(buf);
-	ssize_t r = getrandom(buf, n, a[2] & (GRND_NONBLOCK | GRND_RANDOM));
+	/* The host checks the flags (unsigned int, as the kernel's). */
+	ssize_t r = getrandom(buf, n, (unsigned int)a[2]);
 
 	if (r < 0)
 		return -errno;

@@ -725,6 +725,7 @@ long sys_sigaltstack(struct task *t, const uint64_t *a)
 {
 	struct { uint64_t sp; int32_t flags, pad; uint64_t size; } ss;
 	struct uml_regs *r = uml_thread_regs(t->th);
+	uint32_t mode;
 
 	if (a[1]) {
 		memset(&ss, 0, sizeof(ss));
@@ -741,12 +742,14 @@ long sys_sigaltstack(struct task *t, const uint64_t *a)
 		return -EFAULT;
 	if (on_altstack(t, r->rsp))
 		return -EPERM;
-	if (ss.flags & SS_DISABLE) {
+	/* The mode, without SS_AUTODISARM: 0, SS_ONSTACK or SS_DISABLE. */
+	mode = ss.flags & ~(1U << 31);
+	if (mode != 0 && mode != SS_ONSTACK && mode != SS_DISABLE)
+		return -EINVAL;
+	if (mode == SS_DISABLE) {
 		t->ss_sp = t->ss_size = 0;
 		return 0;
 	}
-	if (ss.flags & ~(1U << 31))
-		return -EINVAL;
 	if (ss.size < 2048)
 		return -ENOMEM;
 	t->ss_sp = ss.sp;
@@ -818,6 +821,8 @@ long sys_tkill(struct task *t, const uint64_t *a)
 
 long sys_tgkill(struct task *t, const uint64_t *a)
 {
+	if ((int)a[0] <= 0 || (int)a[1] <= 0)
+		return -EINVAL;
 	return tkill_common(t, a[0], a[1], a[2]);
 }
 

@@ -353,6 +353,16 @@ static int args_case(void)
 
 	show("setpgid pgid -1", setpgid(0, -1));
 	show("setpgid dead pid", setpgid(dead, 0));
+	{	/* in a child: no session leader */
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0)
+			_exit(setpgid(0, 32768) == 0 ? 0 : errno);
+		waitpid(pid, &st, 0);
+		printf("setpgid to a group that does not exist: %s\n",
+		       WEXITSTATUS(st) ? strerrorname_np(WEXITSTATUS(st)) : "0");
+	}
 
 	show("tgkill tgid -1", syscall(SYS_tgkill, -1, getpid(), SIGCONT));
 	show("tgkill tid -1", syscall(SYS_tgkill, getpid(), -1, SIGCONT));
