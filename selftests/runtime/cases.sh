@@ -213,6 +213,8 @@ run_case "fcntl record locks and flock between processes" "$TESTBIN/ltpcalls loc
 run_case "preadv, pwritev, preadv2 and pwritev2" "$TESTBIN/ltpcalls preadv"
 run_case "argument checks: getrandom, readlink, sigaltstack, msync, futex, rlimits, priorities, setpgid, tgkill, affinity" \
 	"$TESTBIN/ltpcalls args"
+run_case "sigtimedwait takes a signal it waits for that is not blocked" \
+	"$TESTBIN/ltpcalls sigwait"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

@@ -12,6 +12,8 @@
  *   ltpcalls args      argument checks of older calls: getrandom, readlinkat,
  *                      sigaltstack, msync, futex, setrlimit, getpriority,
  *                      setpgid, tgkill, sched_getaffinity
+ *   ltpcalls sigwait   sigwaitinfo for a signal that is not blocked and has
+ *                      a handler: the wait takes it, the handler does not run
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -377,6 +379,54 @@ static int args_case(void)
 	return 0;
 }
 
+static volatile sig_atomic_t handled;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	handled++;
+}
+
+static int sigwait_case(void)
+{
+	struct timespec nap = { 0, 100 * 1000 * 1000 }, ts = { 5, 0 };
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	sigset_t set;
+	siginfo_t si;
+	pid_t pid, me = getpid();
+	long r;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pid = fork();
+	if (pid == 0) {
+		nanosleep(&nap, NULL);
+		kill(me, SIGUSR1);
+		_exit(0);
+	}
+	memset(&si, 0, sizeof(si));
+	r = sigtimedwait(&set, &si, &ts);
+	show("sigtimedwait, SIGUSR1 not blocked", r);
+	printf("  si_signo %d, from the child %d, handler ran %d\n", si.si_signo,
+	       si.si_pid == pid, (int)handled);
+	waitpid(pid, NULL, 0);
+	/* Blocked now: the same, and the mask stays as it was. */
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	pid = fork();
+	if (pid == 0) {
+		nanosleep(&nap, NULL);
+		kill(me, SIGUSR1);
+		_exit(0);
+	}
+	show("sigwaitinfo, SIGUSR1 blocked", sigwaitinfo(&set, &si));
+	sigprocmask(SIG_BLOCK, NULL, &set);
+	printf("  handler ran %d, still blocked %d\n", (int)handled,
+	       sigismember(&set, SIGUSR1));
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -387,6 +437,8 @@ int main(int argc, char **argv)
 		return preadv_case();
 	if (argc == 2 && !strcmp(argv[1], "args"))
 		return args_case();
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args\n");
+	if (argc == 2 && !strcmp(argv[1], "sigwait"))
+		return sigwait_case();
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait\n");
 	return 2;
 }
