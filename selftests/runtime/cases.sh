@@ -215,6 +215,7 @@ run_case "argument checks: getrandom, readlink, sigaltstack, msync, futex, rlimi
 	"$TESTBIN/ltpcalls args"
 run_case "sigtimedwait takes a signal it waits for that is not blocked" \
 	"$TESTBIN/ltpcalls sigwait"
+run_case "kill of a zombie succeeds until it is reaped" "$TESTBIN/ltpcalls zombie"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

@@ -14,6 +14,7 @@
  *                      setpgid, tgkill, sched_getaffinity
  *   ltpcalls sigwait   sigwaitinfo for a signal that is not blocked and has
  *                      a handler: the wait takes it, the handler does not run
+ *   ltpcalls zombie    kill() of a zombie succeeds until it is reaped
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -427,6 +428,23 @@ static int sigwait_case(void)
 	return 0;
 }
 
+static int zombie_case(void)
+{
+	siginfo_t si;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(3);
+	/* A zombie now, not reaped (WNOWAIT). */
+	show("waitid WNOWAIT", waitid(P_PID, pid, &si, WEXITED | WNOWAIT));
+	show("kill zombie, signal 0", kill(pid, 0));
+	show("kill zombie, SIGTERM", kill(pid, SIGTERM));
+	show("kill zombie's group", kill(-getpgrp(), 0));
+	show("waitpid", waitpid(pid, NULL, 0) == pid);
+	show("kill reaped", kill(pid, 0));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -439,6 +457,8 @@ int main(int argc, char **argv)
 		return args_case();
 	if (argc == 2 && !strcmp(argv[1], "sigwait"))
 		return sigwait_case();
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait\n");
+	if (argc == 2 && !strcmp(argv[1], "zombie"))
+		return zombie_case();
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie\n");
 	return 2;
 }
