@@ -225,6 +225,18 @@ static void sig_send_effects(struct proc *p, int sig)
  * sig_send_proc() or sig_force(): each refuses a number its tables
  * (act[], info[], the 64-bit sets) cannot hold, whoever computed it.
  */
+/*
+ * Blocked in @t, counting what rt_sigtimedwait unblocked for its wait (the
+ * kernel's real_blocked): an ignored signal that is blocked is queued, not
+ * dropped (sig_ignored() in kernel/signal.c), so sigwaitinfo gets it.
+ */
+static bool blocked_in(const struct task *t, int sig)
+{
+	uint64_t m = t->sigmask | (t->sigwait_active ? t->sigwait_saved : 0);
+
+	return m & SIGBIT(sig);
+}
+
 /* 0, or -EAGAIN when a real-time signal finds the queue full. */
 int sig_send_task(struct task *t, const struct ksiginfo *si)
 {
@@ -238,7 +250,7 @@ int sig_send_task(struct task *t, const struct ksiginfo *si)
 		return 0;
 	}
 	sig_send_effects(p, si->signo);
-	if (sig_ignored(p, si->signo) && !(t->sigmask & SIGBIT(si->signo)))
+	if (sig_ignored(p, si->signo) && !blocked_in(t, si->signo))
 		return 0;
 	r = sigqueue_add(&t->pending, si);
 	sig_kick(t, si->signo);
@@ -257,7 +269,12 @@ int sig_send_proc(struct proc *p, const struct ksiginfo *si)
 		return 0;
 	}
 	sig_send_effects(p, si->signo);
-	if (sig_ignored(p, si->signo))
+	/* As the kernel: blocked in the thread the pid names, the leader. */
+	for (t = p->threads; t && t->tid != p->pid; t = t->next_in_proc)
+		;
+	if (!t)
+		t = p->threads;
+	if (sig_ignored(p, si->signo) && !(t && blocked_in(t, si->signo)))
 		return 0;
 	r = sigqueue_add(&p->shared_pending, si);
 	for (t = p->threads; t; t = t->next_in_proc) {
@@ -768,18 +785,22 @@ long sys_kill(struct task *t, const uint64_t *a)
 		return -EINVAL;
 	if (pid == INT_MIN)
 		return -ESRCH;	/* as the kernel: -pid would overflow */
+	/*
+	 * A zombie is there until it is reaped, as in the kernel: kill()
+	 * finds it (and the signal does nothing).
+	 */
 	if (pid > 0) {
 		p = proc_by_pid(pid);
-		if (!p || p->state != PROC_ALIVE)
+		if (!p)
 			return -ESRCH;
-		if (sig)
+		if (sig && p->state == PROC_ALIVE)
 			sig_send_proc(p, &si);
 		return 0;
 	}
 	/* The caller may die on the way (its own group): send to it last. */
 	for (p = procs; p; p = next) {
 		next = p->next;
-		if (p->state != PROC_ALIVE || p == self)
+		if (p == self)
 			continue;
 		if (pid == 0 && p->pgid != pgid)
 			continue;
@@ -787,7 +808,7 @@ long sys_kill(struct task *t, const uint64_t *a)
 			continue;
 		if (pid < -1 && p->pgid != -pid)
 			continue;
-		if (sig)
+		if (sig && p->state == PROC_ALIVE)
 			sig_send_proc(p, &si);
 		n++;
 	}
@@ -911,12 +932,21 @@ int sig_take(struct task *t, uint64_t set, struct ksiginfo *si)
  * that their arrival wakes the task (the kernel's real_blocked); the mask
  * is back before anything looks at pending signals again.
  */
-void sig_wait_unmask(struct task *t)
+bool sig_wait_unmask(struct task *t)
 {
-	if (t->sigwait_active) {
-		t->sigmask = t->sigwait_saved;
-		t->sigwait_active = false;
-	}
+	bool ready;
+
+	if (!t->sigwait_active)
+		return false;
+	/*
+	 * One of its signals came: rt_sigtimedwait takes it, blocked or not
+	 * (the kernel dequeues with the wait's own mask), so it must not
+	 * interrupt the call nor run a handler.
+	 */
+	ready = (t->pending.set | t->p->shared_pending.set) & t->sigwait_set;
+	t->sigmask = t->sigwait_saved;
+	t->sigwait_active = false;
+	return ready;
 }
 
 long sys_rt_sigtimedwait(struct task *t, const uint64_t *a)
@@ -944,6 +974,7 @@ long sys_rt_sigtimedwait(struct task *t, const uint64_t *a)
 	if (a[2] && t->sys_deadline <= now_ns())
 		return -EAGAIN;
 	t->sigwait_saved = t->sigmask;
+	t->sigwait_set = set;
 	t->sigwait_active = true;
 	t->sigmask &= ~set;
 	t->w.signal = true;

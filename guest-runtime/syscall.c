@@ -231,9 +231,7 @@ void syscall_handle(struct task *t)
 	struct timespec t0;
 	long ret;
 
-	if (t->sys_again)
-		sig_wait_unmask(t);
-	if (t->sys_again && signal_stops_syscall(t, d, r))
+	if (t->sys_again && !sig_wait_unmask(t) && signal_stops_syscall(t, d, r))
 		return;
 	if (t->sys_again) {
 		/* Called again after a wake-up: it says anew what it waits for. */

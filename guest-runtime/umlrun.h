@@ -298,6 +298,7 @@ struct task {
 	uint64_t sigmask;
 	uint64_t saved_sigmask;	/* sigsuspend: restored after the handler */
 	uint64_t sigwait_saved;	/* rt_sigtimedwait: the mask while it waits */
+	uint64_t sigwait_set;	/* and the signals it waits for */
 	bool sigwait_active;
 	bool restore_sigmask;
 	struct sigqueue pending;
@@ -487,7 +488,7 @@ int sig_send_task(struct task *t, const struct ksiginfo *si);
 int sig_wait_mask(struct task *t, uint64_t uset, uint64_t size);
 int sig_take(struct task *t, uint64_t set, struct ksiginfo *si);
 void sigqueue_drop(struct sigqueue *q, uint64_t set);
-void sig_wait_unmask(struct task *t);
+bool sig_wait_unmask(struct task *t);
 long sig_wait_mask_end(struct task *t, long r);
 int sig_send_proc(struct proc *p, const struct ksiginfo *si);
 void sig_force(struct task *t, const struct ksiginfo *si);

@@ -425,6 +425,20 @@ static int sigwait_case(void)
 	printf("  handler ran %d, still blocked %d\n", (int)handled,
 	       sigismember(&set, SIGUSR1));
 	waitpid(pid, NULL, 0);
+	/* Ignored but blocked: queued all the same, and sigwaitinfo gets it. */
+	signal(SIGUSR2, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	pid = fork();
+	if (pid == 0) {
+		kill(me, SIGUSR2);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	sigpending(&set);
+	printf("SIGUSR2 ignored, blocked, sent: pending %d\n", sigismember(&set, SIGUSR2));
+	show("sigtimedwait for it", sigtimedwait(&set, &si, &ts));
 	return 0;
 }
 
