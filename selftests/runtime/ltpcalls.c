@@ -15,6 +15,7 @@
  *   ltpcalls sigwait   sigwaitinfo for a signal that is not blocked and has
  *                      a handler: the wait takes it, the handler does not run
  *   ltpcalls zombie    kill() of a zombie succeeds until it is reaped
+ *   ltpcalls fadvise   posix_fadvise's checks
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -459,6 +460,30 @@ static int zombie_case(void)
 	return 0;
 }
 
+static void fadv(const char *what, int fd, long off, long len, int advice)
+{
+	long r = syscall(SYS_fadvise64, fd, off, len, advice);
+
+	show(what, r);
+}
+
+static int fadvise_case(void)
+{
+	int fd = open("ltpcalls.fadvise", O_RDWR | O_CREAT | O_TRUNC, 0600), p[2];
+
+	if (fd < 0 || pipe(p))
+		return 1;
+	fadv("POSIX_FADV_WILLNEED", fd, 0, 0, POSIX_FADV_WILLNEED);
+	fadv("POSIX_FADV_NOREUSE", fd, 0, 4096, POSIX_FADV_NOREUSE);
+	fadv("advice 6", fd, 0, 0, 6);
+	fadv("advice -1", fd, 0, 0, -1);
+	fadv("negative length", fd, 0, -1, POSIX_FADV_NORMAL);
+	fadv("on a pipe", p[0], 0, 0, POSIX_FADV_NORMAL);
+	fadv("on a bad fd", 999, 0, 0, POSIX_FADV_NORMAL);
+	unlink("ltpcalls.fadvise");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -473,6 +498,8 @@ int main(int argc, char **argv)
 		return sigwait_case();
 	if (argc == 2 && !strcmp(argv[1], "zombie"))
 		return zombie_case();
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie\n");
+	if (argc == 2 && !strcmp(argv[1], "fadvise"))
+		return fadvise_case();
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise\n");
 	return 2;
 }
