@@ -957,9 +957,14 @@ long sys_fchown(struct task *t, const uint64_t *a)
 	       (fchown(f->hostfd, a[1], a[2]) < 0 ? -errno : 0);
 }
 
+/* Advice about the host file: the host checks it (EINVAL, ESPIPE) and takes it. */
 long sys_fadvise64(struct task *t, const uint64_t *a)
 {
-	return fd_lookup(t, a[0]) ? 0 : -EBADF;
+	struct file *f = fd_lookup(t, a[0]);
+
+	if (!f)
+		return -EBADF;
+	return syscall(SYS_fadvise64, f->hostfd, a[1], a[2], (int)a[3]) < 0 ? -errno : 0;
 }
 
 long sys_fallocate(struct task *t, const uint64_t *a)
