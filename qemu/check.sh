@@ -7,6 +7,8 @@
 #  2. fetch Debian's 6.1 and 6.12 kernels, build the debug kernel;
 #  3. build user space (gcc, a clang build of the same tree, and the
 #     ASan+UBSan umlrun for the runtime fuzzer);
+#     and stage make check's LTP subset (selftests/ltp/stage.sh, which
+#     builds LTP into the cache the first time);
 #  4. checkpatch --strict and sparse on the module;
 #  5. run the native tests (selftests/native.list: ptrace backend, runtime);
 #  6. boot each kernel (KVERS, default "6.1 6.12 debug") with the module and
@@ -65,6 +67,7 @@ esac
 step build-user make -j2 user || finish
 step build-user-clang make -j2 clang
 step build-asan make -j2 asan
+step ltp-stage selftests/ltp/stage.sh
 step checkpatch make style
 step sparse make sparse KVER=6.12
 step htmldocs make htmldocs
