@@ -16,11 +16,13 @@
  *                      a handler: the wait takes it, the handler does not run
  *   ltpcalls zombie    kill() of a zombie succeeds until it is reaped
  *   ltpcalls fadvise   posix_fadvise's checks
+ *   ltpcalls execpgid  setpgid on a child: allowed until the child execs
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -484,6 +486,41 @@ static int fadvise_case(void)
 	return 0;
 }
 
+static int execpgid_case(const char *self)
+{
+	int p[2], st;
+	char c;
+	pid_t pid;
+
+	/* A child that has not exec'd: its group can be set. */
+	pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	show("setpgid on a child", setpgid(pid, pid));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	/* One that has (it says so on a pipe, then waits): EACCES. */
+	if (pipe(p))
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		char fd[16];
+
+		snprintf(fd, sizeof(fd), "%d", p[1]);
+		execl(self, self, "execpgid-child", fd, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1)
+		return 1;
+	show("setpgid on a child that has exec'd", setpgid(pid, pid));
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -500,6 +537,14 @@ int main(int argc, char **argv)
 		return zombie_case();
 	if (argc == 2 && !strcmp(argv[1], "fadvise"))
 		return fadvise_case();
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise\n");
+	if (argc == 2 && !strcmp(argv[1], "execpgid"))
+		return execpgid_case(argv[0]);
+	if (argc == 3 && !strcmp(argv[1], "execpgid-child")) {
+		if (write(atoi(argv[2]), "x", 1) != 1)
+			return 1;
+		pause();
+		return 0;
+	}
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid\n");
 	return 2;
 }
