@@ -17,6 +17,10 @@
  *   ltpcalls zombie    kill() of a zombie succeeds until it is reaped
  *   ltpcalls fadvise   posix_fadvise's checks
  *   ltpcalls execpgid  setpgid on a child: allowed until the child execs
+ *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
+ *                      between files, round after round: each moves it all
+ *                      (busybox.sh runs it under "fifo flood": the runtime's
+ *                      own SIGALRM must never reach the guest as EINTR)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +35,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/sendfile.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -521,6 +526,43 @@ static int execpgid_case(const char *self)
 	return 0;
 }
 
+static int xferloop_case(double secs)
+{
+	static char buf[1 << 16];
+	int in = open("ltpcalls.xin", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	int out = open("ltpcalls.xout", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	const size_t size = 4 << 20;
+	struct timespec t0, t1;
+	long rounds = 0, bad = 0;
+	size_t i;
+
+	if (in < 0 || out < 0)
+		return 1;
+	for (i = 0; i < size; i += sizeof(buf))
+		if (write(in, buf, sizeof(buf)) != sizeof(buf))
+			return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		loff_t oi = 0, oo = 0;
+		off_t o = 0;
+		ssize_t n;
+
+		n = sendfile(out, in, &o, size);
+		bad += n != (ssize_t)size;
+		n = copy_file_range(in, &oi, out, &oo, size, 0);
+		bad += n != (ssize_t)size;
+		rounds++;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	} while (t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	unlink("ltpcalls.xin");
+	unlink("ltpcalls.xout");
+	if (bad)
+		printf("xferloop: %ld of %ld calls short or failed\n", bad, 2 * rounds);
+	else
+		printf("xferloop ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -537,6 +579,8 @@ int main(int argc, char **argv)
 		return zombie_case();
 	if (argc == 2 && !strcmp(argv[1], "fadvise"))
 		return fadvise_case();
+	if (argc == 3 && !strcmp(argv[1], "xferloop"))
+		return xferloop_case(atof(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "execpgid"))
 		return execpgid_case(argv[0]);
 	if (argc == 3 && !strcmp(argv[1], "execpgid-child")) {
