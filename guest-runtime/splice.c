@@ -4,10 +4,12 @@
  * host fds behind the guest's, so the data never passes through the
  * runtime.  The runtime's pipes and sockets are non-blocking on the host:
  * a call that would block parks the guest on the fd it waits for, unless
- * the guest's file is O_NONBLOCK (or SPLICE_F_NONBLOCK).  A host call
- * that fails with EINTR met one of the runtime's own signals (the slice
- * SIGALRM: a splice from an empty pipe looks for a signal before it looks
- * at SPLICE_F_NONBLOCK), never a guest's: it is made again.
+ * the guest's file is O_NONBLOCK (or SPLICE_F_NONBLOCK).
+ *
+ * The runtime's own SIGALRM (the time slice, no SA_RESTART) interrupts
+ * these host calls: EINTR with nothing moved is asked again, and between
+ * regular files a short count is carried on, so that the guest sees a
+ * transfer that no signal of its own cut short.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -71,6 +73,7 @@ long sys_sendfile(struct task *t, const uint64_t *a)
 {
 	struct file *out, *in;
 	loff_t off, *p;
+	size_t done = 0;
 	ssize_t n;
 	int r;
 
@@ -79,16 +82,23 @@ long sys_sendfile(struct task *t, const uint64_t *a)
 		r = off_in(t, a[2], &off, &p);
 	if (r < 0)
 		return r;
-	do
-		n = sendfile(out->hostfd, in->hostfd, p, a[3]);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && errno == EAGAIN)
+	for (;;) {
+		n = sendfile(out->hostfd, in->hostfd, p, a[3] - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += n;
+		if (done >= a[3] || in->pollable || out->pollable)
+			break;
+	}
+	if (!done && n < 0 && errno == EAGAIN)
 		return wait_either(t, in, out, false);
-	if (n < 0)
+	if (!done && n < 0)
 		return -errno;
-	if (n > 0)
+	if (done)
 		io_activity = true;
-	return off_out(t, a[2], p) ?: n;
+	return off_out(t, a[2], p) ?: (long)done;
 }
 
 /* The (fd_in, off_in, fd_out, off_out) of copy_file_range and splice. */
@@ -114,19 +124,27 @@ static long xfer_out(struct task *t, const uint64_t *a, struct xfer *x,
 long sys_copy_file_range(struct task *t, const uint64_t *a)
 {
 	struct xfer x;
+	size_t done = 0;
 	ssize_t n;
 	int r;
 
 	r = xfer_in(t, a, &x);
 	if (r < 0)
 		return r;
-	do
+	for (;;) {
 		n = copy_file_range(x.in->hostfd, x.pi, x.out->hostfd, x.po,
-				    a[4], a[5]);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
+				    a[4] - done, a[5]);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += n;
+		if (done >= a[4] || x.in->pollable || x.out->pollable)
+			break;
+	}
+	if (!done && n < 0)
 		return -errno;
-	return xfer_out(t, a, &x, n);
+	return xfer_out(t, a, &x, done);
 }
 
 long sys_splice(struct task *t, const uint64_t *a)
