@@ -109,6 +109,7 @@ else
 	not_ok "splice, sendfile, copy_file_range with signals flooding the runtime"
 	echo "# guest status $gst:"
 	echo "$guest" | $BB head -20 | $BB sed 's/^/# /'
+fi
 # sendfile and copy_file_range of 4 MB between files, round after round,
 # with SIGALRM flooding umlrun (as above): the runtime's own signal must
 # not cut a guest's transfer short nor fail it with EINTR (ltpcalls
