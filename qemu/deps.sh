@@ -7,7 +7,7 @@
 set -euo pipefail
 pkgs=(make gcc libc6-dev clang qemu-system-x86 busybox-static cpio sparse
       flex bison bc libelf-dev libssl-dev kmod dwarves git perl rsync
-      python3-sphinx pkgconf debhelper dh-dkms dkms lintian)
+      python3-sphinx pkgconf debhelper dh-dkms dkms lintian python3)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

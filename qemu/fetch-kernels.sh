@@ -11,7 +11,19 @@
 #   vmlinuz      the boot image
 #   build/       the headers tree, usable as KDIR
 #   version      the exact uname -r
+#   modules/     the few modules the VM loads to mount the host's / over
+#                virtio-9p, uncompressed, and modules/order: their file
+#                names in load order (dependencies first)
+#   layout       LAYOUT below: a cache entry written by an older script
+#                (another layout) is fetched again
 set -euo pipefail
+
+# Bump when the files above change, so that existing caches refetch.
+LAYOUT=2
+# The modules the VM needs for /host and /scratch (qemu/init.c), with
+# their dependencies from modules.dep; those built into a kernel are
+# simply not found (6.12 builds virtio_pci in, 6.1 has it as a module).
+VM_MODULES="9p 9pnet_virtio virtio_pci"
 
 CACHE=${SKAS_CACHE:-$HOME/.cache/skas}
 mkdir -p "$CACHE"
@@ -42,6 +54,49 @@ download() {	# download PKG... into $1
 	done
 }
 
+# keep_modules TMP VER: copy VM_MODULES and what they depend on (modinfo's
+# depends=: the packages ship no modules.dep, depmod makes it at install)
+# from the unpacked image to TMP/modules, uncompressed, and list them in
+# load order.
+keep_modules() {
+	local tmp=$1 ver=$2 mdir m
+	mdir=$tmp/root/lib/modules/$ver
+	[ -f "$mdir/modules.order" ] || mdir=$tmp/root/usr/lib/modules/$ver
+	[ -f "$mdir/modules.order" ] || { echo "fetch-kernels: no modules.order in the $ver image" >&2; exit 1; }
+	mkdir -p "$tmp/modules"
+	: > "$tmp/modules/order"
+	declare -A seen=()
+	# add NAME: its dependencies first (depth first), then itself; a
+	# name not among the image's modules is built in (or absent: the
+	# check below catches a missing 9p).
+	add() {
+		local name=${1//-/_} path file d
+		[ -n "${seen[$name]:-}" ] && return
+		seen[$name]=1
+		path=$(awk -v n="$name" '{ b = $0; sub(/.*\//, "", b); sub(/\.ko$/, "", b);
+			gsub(/-/, "_", b); if (b == n) { print; exit } }' "$mdir/modules.order")
+		[ -n "$path" ] || return 0
+		file=$(ls "$mdir/$path"* 2>/dev/null | head -n 1)
+		[ -n "$file" ] || { echo "fetch-kernels: $path listed but not shipped" >&2; exit 1; }
+		case $file in
+		*.ko.xz) xz -dc "$file" ;;
+		*.ko.zst) zstd -qdc "$file" ;;
+		*.ko.gz) gzip -dc "$file" ;;
+		*.ko) cat "$file" ;;
+		*) echo "fetch-kernels: unknown module file $file" >&2; exit 1 ;;
+		esac > "$tmp/modules/$name.ko"
+		for d in $(PATH=$PATH:/sbin:/usr/sbin modinfo -F depends "$tmp/modules/$name.ko" | tr , ' '); do
+			add "$d"
+		done
+		echo "$name.ko" >> "$tmp/modules/order"
+	}
+	for m in $VM_MODULES; do
+		add "$m"
+	done
+	grep -q '^9p\.ko$' "$tmp/modules/order" ||
+		{ echo "fetch-kernels: 9p.ko not found in the $ver image" >&2; exit 1; }
+}
+
 fetch_series() {
 	local series=$1 img hdr ver dir tmp
 	apt_update
@@ -53,7 +108,8 @@ fetch_series() {
 	[ -n "$img" ] || { echo "fetch-kernels: no Debian $series kernel image found (apt-get update?)" >&2; exit 1; }
 	ver=${img#linux-image-}; ver=${ver%-unsigned}
 	dir=$CACHE/kernels/$series
-	if [ -f "$dir/version" ] && [ "$(cat "$dir/version")" = "$ver" ] && [ -f "$dir/vmlinuz" ] && [ -f "$dir/build/Makefile" ]; then
+	if [ -f "$dir/version" ] && [ "$(cat "$dir/version")" = "$ver" ] && [ -f "$dir/vmlinuz" ] &&
+	   [ -f "$dir/build/Makefile" ] && [ "$(cat "$dir/layout" 2>/dev/null)" = "$LAYOUT" ]; then
 		return
 	fi
 	hdr=linux-headers-$ver
@@ -72,9 +128,11 @@ fetch_series() {
 	# The arch headers' Makefile includes the common tree by absolute path.
 	sed -i "s|/usr/src/|$tmp/root/usr/src/|" "$tmp/root/usr/src/linux-headers-$ver/Makefile"
 	ln -s "root/usr/src/linux-headers-$ver" "$tmp/build"
-	# Keep the kernel's own modules out of the cache: the VM needs none.
-	rm -rf "$tmp/root/lib/modules" "$tmp/root/boot" "$tmp/debs"
+	keep_modules "$tmp" "$ver"
+	# Keep the rest of the kernel's modules out of the cache.
+	rm -rf "$tmp/root/lib/modules" "$tmp/root/usr/lib/modules" "$tmp/root/boot" "$tmp/debs"
 	echo "$ver" > "$tmp/version"
+	echo "$LAYOUT" > "$tmp/layout"
 	rm -rf "$dir"; mv "$tmp" "$dir"
 	# The moved tree's Makefile still names the tmp path.
 	sed -i "s|$tmp/|$dir/|" "$dir/root/usr/src/linux-headers-$ver/Makefile"

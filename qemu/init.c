@@ -14,6 +14,14 @@
  *   bench  load skas.ko, run bench/run-in-vm.sh (make bench) with its
  *          output on the results port, unload, dump the kernel log.
  *
+ * In every mode, init first loads the 9p modules the initramfs has (Debian's
+ * kernels have 9p as modules, the debug kernel builds it in) and mounts the
+ * host's / read-only at /host and the run's scratch folder (a host folder,
+ * build/vm/KVER/scratch) read-write at /scratch, both over virtio-9p; then
+ * the host's /usr on /usr, so that the host's Debian programs and libraries
+ * are at their usual paths (see Documentation/testing.rst, "The host's
+ * Debian inside the VM").
+ *
  * Results go to the second serial port (/dev/ttyS1), which the host reads:
  * TAP-ish lines, "# counts: pass=P fail=F skip=S" lines that the host adds
  * up, the kernel log between markers, and "SKAS-DONE" as the last line when
@@ -26,15 +34,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define MODULE_PATH	"/lib/modules/skas.ko"
+#define HOST_MODULES	"/lib/modules/host"
 #define TREE		"/skas"
 #define UMLRUN		TREE "/guest-runtime/umlrun"
 #define BENCH		TREE "/bench/run-in-vm.sh"
@@ -97,6 +109,25 @@ static void step_mount(void)
 	}
 }
 
+/*
+ * The loopback interface up, as on any Linux system: TCP on 127.0.0.1
+ * (python3's socket.create_connection: ENETUNREACH while lo is down).
+ * The VM has no other interface (-nic none); the debug kernel has no
+ * AF_INET, but the ioctl works on any socket.
+ */
+static void step_loopback(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr))
+		die("lo");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr))
+		die("lo up");
+	close(fd);
+}
+
 static void step_console(void)
 {
 	int fd = open("/dev/console", O_RDWR);
@@ -116,10 +147,10 @@ static void step_console(void)
 	setenv("TERM", "linux", 0);
 }
 
-/* Returns 0 or the errno of finit_module(). */
-static int step_insmod(void)
+/* Returns 0 or the errno of open() or finit_module(). */
+static int insmod(const char *path)
 {
-	int fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int ret;
 
 	if (fd < 0)
@@ -127,6 +158,56 @@ static int step_insmod(void)
 	ret = syscall(SYS_finit_module, fd, "", 0) ? errno : 0;
 	close(fd);
 	return ret;
+}
+
+static int step_insmod(void)
+{
+	return insmod(MODULE_PATH);
+}
+
+/*
+ * The 9p modules, in the order fetch-kernels.sh wrote (dependencies
+ * first), then /host, /scratch and /usr.  Returns 0, or an errno with
+ * @what naming the step that failed.
+ */
+static int step_host(char *what, size_t len)
+{
+	char name[128], path[256];
+	FILE *order = fopen(HOST_MODULES "/order", "r");
+	int err;
+
+	while (order && fgets(name, sizeof(name), order)) {
+		name[strcspn(name, "\n")] = '\0';
+		snprintf(path, sizeof(path), HOST_MODULES "/%s", name);
+		err = insmod(path);
+		if (err && err != EEXIST) {
+			snprintf(what, len, "insmod %s", path);
+			fclose(order);
+			return err;
+		}
+	}
+	if (order)
+		fclose(order);
+	mkdir("/host", 0755);
+	mkdir("/scratch", 0755);
+	/* The host's / does not change under a test: let the guest cache. */
+	if (mount("host", "/host", "9p", MS_RDONLY,
+		  "trans=virtio,version=9p2000.L,msize=262144,cache=loose")) {
+		snprintf(what, len, "mount /host");
+		return errno;
+	}
+	if (mount("scratch", "/scratch", "9p", 0,
+		  "trans=virtio,version=9p2000.L,msize=262144,cache=mmap")) {
+		snprintf(what, len, "mount /scratch");
+		return errno;
+	}
+	mkdir("/usr", 0755);
+	if (mount("/host/usr", "/usr", NULL, MS_BIND, NULL)) {
+		snprintf(what, len, "bind /host/usr on /usr");
+		return errno;
+	}
+	snprintf(what, len, "/host, /scratch and /usr mounted");
+	return 0;
 }
 
 static int step_rmmod(void)
@@ -301,9 +382,19 @@ static void mode_bench(void)
 int main(void)
 {
 	const char *mode = getenv("skas_mode");
+	char what[300];
+	int err;
 
 	step_mount();
 	step_console();
+	step_loopback();
+	err = step_host(what, sizeof(what));
+	if (mode && !strcmp(mode, "demo")) {
+		if (err)
+			fprintf(stderr, "init: %s: %s\n", what, strerror(err));
+	} else {
+		report(!err, what, err);
+	}
 	if (mode && !strcmp(mode, "demo"))
 		mode_demo();
 	else if (mode && !strcmp(mode, "bench"))

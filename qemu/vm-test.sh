@@ -15,7 +15,9 @@
 # host thread in test and demo boots too; VM_APPEND adds kernel parameters.
 #
 # Builds the module for KVER (the user-space parts must be built: make user),
-# packs an initramfs (busybox, qemu/init, skas.ko, the test tree), boots with
+# packs an initramfs (busybox, qemu/init, skas.ko, the 9p modules, the test
+# tree), shares the host's / read-only and build/vm/KVER/scratch read-write
+# over virtio-9p (init mounts them at /host and /scratch), boots with
 # panic_on_warn=1, reads the results from the second serial port, and fails
 # if a test failed, init did not finish (panic, hang, timeout), or the kernel
 # log holds a warning, BUG, oops, KASAN, lockdep or kmemleak report.
@@ -52,6 +54,10 @@ for applet in $(/bin/busybox --list); do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done
 cp "$ko" "$root/lib/modules/skas.ko"
+if [ -f "$KMODS/order" ]; then
+	mkdir -p "$root/lib/modules/host"
+	cp "$KMODS"/*.ko "$KMODS/order" "$root/lib/modules/host/"
+fi
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' > "$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 # The tree the tests run in: every executable and script under the
@@ -61,13 +67,12 @@ tree_dirs="selftests guest-runtime libuml"
 (cd "$top" && find $tree_dirs -type f \
 	! -name '*.[choa]' ! -name '*.cc' ! -name 'Makefile' ! -name '*.rst' ! -name '*.md' \
 	! -name '.*' 2>/dev/null | cpio -pdm --quiet "$root/skas")
-# The dynamic loader and libraries of the tree's dynamically linked test
-# programs (the rest of the root is busybox): what ldd names, plus the
-# library selftests/runtime/dynamic opens at run time.
-for lib in $(ldd "$top/selftests/runtime/dynamic" | grep -o '/[^ ]*') \
-	   /lib/x86_64-linux-gnu/libm.so.6; do
-	cp -L --parents "$lib" "$root"
-done
+# The host's dynamic loader and libraries, through /host (init mounts it,
+# and the host's /usr on /usr): the rest of the root is busybox.
+mkdir -p "$root/usr"
+ln -s /host/lib64 "$root/lib64"
+ln -s /host/lib/x86_64-linux-gnu "$root/lib/x86_64-linux-gnu"
+ln -s /host/etc/ld.so.cache "$root/etc/ld.so.cache"
 if [ "$mode" = demo ]; then
 	[ -n "${DEMO_CMD:-}" ] && printf '%s\n' "$DEMO_CMD" > "$root/demo-cmd"
 	if [ -n "${EXTRA:-}" ]; then
@@ -81,11 +86,24 @@ fi
 append="console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1"
 append+=" cryptomgr.notests skas_mode=$mode"
 [ -n "$filter" ] && append+=" skas_tests=$filter"
+# Where this tree is on the host, so that /host$skas_host_tree has its
+# sources (selftests/runtime/selfhost.sh); init passes it on in its
+# environment.  A path with a space cannot be a kernel parameter.
+case $top in *[[:space:]]*) ;; *) append+=" skas_host_tree=$top" ;; esac
 [ "$mode" = demo ] && append+=" quiet"
 [ -n "${VM_APPEND:-}" ] && append+=" $VM_APPEND"
 qemu=(qemu-system-x86_64 -machine pc -cpu max -smp 2 -m "$VM_MEM" -no-reboot
       -no-user-config -nodefaults -display none -nic none
       -kernel "$KIMAGE" -initrd "$out/initramfs.gz" -append "$append")
+# The host's / read-only (init mounts it at /host, and its /usr on /usr),
+# and a fresh host folder read-write at /scratch: what the VM writes
+# there stays in build/vm/KVER/scratch after the run.  remap: the host's
+# / spans several file systems, whose inode numbers must not collide.
+mkdir -p "$out/scratch"
+qemu+=(-fsdev local,id=host,path=/,security_model=none,readonly=on,multidevs=remap
+       -device virtio-9p-pci,fsdev=host,mount_tag=host
+       -fsdev local,id=scratch,path="$out/scratch",security_model=none
+       -device virtio-9p-pci,fsdev=scratch,mount_tag=scratch)
 [ "${VM_ICOUNT:-0}" = 1 ] && qemu+=(-icount shift=0)
 # Tests and demos: one host thread runs both vCPUs in turn.  With a thread
 # per vCPU (MTTCG, QEMU's default), a vCPU sometimes still ran the int3 of
