@@ -47,6 +47,7 @@ help:
 	@echo 'make fuzz-runtime the runtime fuzzer alone (ASan umlrun); DURATION=s SEED='
 	@echo 'make ltp         LTP syscalls suite in a VM: native, ptrace, skas; table'
 	@echo '                  LTP_TESTS="NAME|REGEX ..." LTP_SAMPLE=N KVER=6.12 LTP_TIMEOUT=s'
+	@echo 'make selfhost-vm  the self-hosting build of libuml and umlrun, skas, 6.12 VM'
 	@echo 'make style        checkpatch --strict on the module'
 	@echo 'make sparse       sparse (C=2) on the module'
 	@echo 'make htmldocs     Documentation/ as HTML in build/htmldocs (Sphinx, -W)'
@@ -170,6 +171,14 @@ fuzz-runtime: user asan
 ltp: deps user
 	KVER="$(or $(KVER),6.12)" LTP_TESTS="$(LTP_TESTS)" LTP_MODES="$(LTP_MODES)" \
 		LTP_TIMEOUT="$(LTP_TIMEOUT)" LTP_SAMPLE="$(LTP_SAMPLE)" selftests/ltp/ltp.sh
+
+# The self-hosting build of the whole user space (libuml and umlrun) under
+# umlrun on skas in a 6.12 VM: about 7 minutes of VM time, so make check
+# builds libuml only there (selftests/vm.list).
+.PHONY: selfhost-vm
+selfhost-vm: deps user
+	VM_APPEND="skas_selfhost=full $(VM_APPEND)" VM_TIMEOUT=$(or $(VM_TIMEOUT),1800) \
+		$(QEMU)/vm-test.sh 6.12 selftests/runtime/selfhost.sh
 
 # Fairness and interference (Documentation/benchmarks.rst): KVER, CLOCK, REPS.
 .PHONY: fairness

@@ -7,8 +7,10 @@
 #
 # LIST has one test per line: a path relative to the repository root, then
 # its arguments; '#' starts a comment.  A line may start with "timeout=N "
-# to give that test N seconds instead of the default.  -t runs only the lines
-# that contain FILTER.  Runs from the repository root (or its copy in the VM).
+# to give that test N seconds instead of the default, and with
+# "kernel=GLOB " to run it only where `uname -r` matches GLOB (elsewhere it
+# counts as one skip, saying so).  -t runs only the lines that contain
+# FILTER.  Runs from the repository root (or its copy in the VM).
 #
 # Each program prints TAP (kselftest style) and exits 0 (pass), 4 (skip) or
 # anything else (fail).  Its output is shown indented; then one TAP line per
@@ -49,11 +51,28 @@ while read -r line || [ -n "$line" ]; do
 	set -- $line
 	[ $# -gt 0 ] || continue
 	t=$tmo
-	case $1 in timeout=*) t=${1#timeout=}; shift ;; esac
+	kern=
+	while :; do
+		case ${1:-} in
+		timeout=*) t=${1#timeout=}; shift ;;
+		kernel=*) kern=${1#kernel=}; shift ;;
+		*) break ;;
+		esac
+	done
 	[ $# -gt 0 ] || continue
 	case "$*" in *"$filter"*) ;; *) continue ;; esac
 	n=$((n + 1))
 	prog=$1; shift
+	if [ -n "$kern" ]; then
+		# shellcheck disable=SC2254
+		case $(uname -r) in
+		$kern) ;;
+		*)
+			echo "ok $n $prog $* # SKIP only on kernel $kern"
+			skip=$((skip + 1))
+			continue ;;
+		esac
+	fi
 	echo "# run: $prog $*"
 	if [ -x "$prog" ]; then
 		timeout -s KILL "$t" "./$prog" "$@" > "$out" 2>&1 < /dev/null
