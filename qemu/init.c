@@ -353,6 +353,8 @@ static void mode_demo(void)
 		printf("\nskas demo VM: /dev/skas is loaded, the tree is in %s.\n"
 		       "This is busybox sh running as guest pid 1 under umlrun\n"
 		       "(backend: $UML_BACKEND, else skas when usable, else ptrace).\n"
+		       "The host's / is at /host (its /usr on /usr), /scratch is\n"
+		       "writable: umlrun --root=/host /usr/bin/python3 runs Debian's.\n"
 		       "'exit' leaves the guest for the VM's own shell.\n\n", TREE);
 		run(guest_tty, -1);
 		printf("\nBack in the VM's shell. 'exit' powers off.\n\n");
