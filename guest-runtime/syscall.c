@@ -83,10 +83,29 @@ void stats_print(void)
 			(unsigned long long)stat_exits[i]);
 }
 
-static void strace_arg(struct task *t, char c, uint64_t v, bool mem)
-{
-	char s[64];
+/*
+ * The string arguments of a call as they were at its entry (strace prints
+ * them so): an execve that succeeds has replaced the memory they were in
+ * by the time the line is printed.  ok[i]: strings[i] holds argument i.
+ */
+struct strace_strings {
+	char s[6][64];
+	bool ok[6];
+};
 
+static void strace_snap(struct task *t, const struct syscall_desc *d,
+			const uint64_t *a, struct strace_strings *ss)
+{
+	int i;
+
+	for (i = 0; d && d->fmt[i] && i < 6; i++)
+		ss->ok[i] = d->fmt[i] == 's' &&
+			    strncpy_from_guest(t, ss->s[i], a[i],
+					       sizeof(ss->s[i])) >= 0;
+}
+
+static void strace_arg(char c, uint64_t v, const char *str)
+{
 	switch (c) {
 	case 'd':
 		fprintf(stderr, "%lld", (long long)v);
@@ -98,8 +117,8 @@ static void strace_arg(struct task *t, char c, uint64_t v, bool mem)
 		fprintf(stderr, "0%llo", (unsigned long long)v);
 		break;
 	case 's':
-		if (mem && strncpy_from_guest(t, s, v, sizeof(s)) >= 0)
-			fprintf(stderr, "\"%s\"", s);
+		if (str)
+			fprintf(stderr, "\"%s\"", str);
 		else
 			fprintf(stderr, "%#llx", (unsigned long long)v);
 		break;
@@ -110,7 +129,7 @@ static void strace_arg(struct task *t, char c, uint64_t v, bool mem)
 
 /* @mem: the guest's memory is still there to decode strings from. */
 static void strace_print(struct task *t, unsigned long nr, const uint64_t *a,
-			 long ret, bool mem)
+			 long ret, const struct strace_strings *ss)
 {
 	const struct syscall_desc *d = syscall_desc(nr);
 	const char *f;
@@ -125,7 +144,7 @@ static void strace_print(struct task *t, unsigned long nr, const uint64_t *a,
 	for (f = d->fmt; *f; f++, i++) {
 		if (i)
 			fputs(", ", stderr);
-		strace_arg(t, *f, a[i], mem);
+		strace_arg(*f, a[i], i < 6 && ss->ok[i] ? ss->s[i] : NULL);
 	}
 	if (ret == SYS_NORETURN)
 		fputs(") = ?\n", stderr);
@@ -228,6 +247,7 @@ void syscall_handle(struct task *t)
 	unsigned long nr = (unsigned int)r->orig_rax;
 	const struct syscall_desc *d = syscall_desc(nr);
 	uint64_t a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
+	struct strace_strings ss = { 0 };
 	struct timespec t0;
 	long ret;
 
@@ -242,6 +262,8 @@ void syscall_handle(struct task *t)
 	}
 	if (opt.stats)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (opt.strace)
+		strace_snap(t, d, a, &ss);
 	if (d) {
 		fd_args(d->fmt, a);
 		ret = d->fn(t, a);
@@ -253,7 +275,7 @@ void syscall_handle(struct task *t)
 		syscall_account(nr, &t0);
 	if (t->state == TASK_DEAD) {
 		if (opt.strace)
-			strace_print(t, nr, a, SYS_NORETURN, false);
+			strace_print(t, nr, a, SYS_NORETURN, &ss);
 		return;
 	}
 	if (ret == SYS_BLOCK) {
@@ -265,7 +287,7 @@ void syscall_handle(struct task *t)
 	}
 	sigfd_refresh();
 	if (opt.strace)
-		strace_print(t, nr, a, ret, true);
+		strace_print(t, nr, a, ret, &ss);
 	if (ret != SYS_NORETURN)
 		r->rax = ret;
 	t->sys_again = false;

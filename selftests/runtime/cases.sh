@@ -325,6 +325,8 @@ expect_output "... unless --net=host" "connected" \
 wait $listener
 expect_grep "--strace shows decoded calls" '^\[1\] exit_group(5) = ?' \
 	--strace $BB sh -c 'exit 5'
+expect_grep "--strace shows an execve's path as it was at the call" \
+	"^\\[1\\] execve(\"$BB\", " --strace $BB sh -c "exec $BB true"
 expect_grep "--stats counts syscalls" 'exit_group *1' --stats $BB true
 expect_grep "--stats names the backend in use" "^umlrun: backend $B\$" --stats $BB true
 # The fast tiers (Documentation/runtime.rst, "Fast tiers"): on by default
