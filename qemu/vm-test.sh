@@ -67,6 +67,7 @@ tree_dirs="selftests guest-runtime libuml"
 (cd "$top" && find $tree_dirs -type f \
 	! -name '*.[choa]' ! -name '*.cc' ! -name 'Makefile' ! -name '*.rst' ! -name '*.md' \
 	! -name '.*' 2>/dev/null | cpio -pdm --quiet "$root/skas")
+cp "$top/VERSION" "$root/skas/"	# the one version the tests compare with
 # The host's dynamic loader and libraries, through /host (init mounts it,
 # and the host's /usr on /usr): the rest of the root is busybox.
 mkdir -p "$root/usr"
