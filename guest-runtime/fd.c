@@ -378,14 +378,46 @@ static long iov_load(struct task *t, uint64_t uiov, int cnt, struct iovec *iov,
 	return 0;
 }
 
+/* Copy the @total bytes of guest @iov (as iov_load() cut it) into @buf. */
+static int iov_gather(struct task *t, const struct iovec *iov, size_t total,
+		      char *buf)
+{
+	size_t off;
+	int i;
+
+	for (i = 0, off = 0; off < total; i++) {
+		if (copy_from_guest(t, buf + off, (uint64_t)iov[i].iov_base,
+				    iov[i].iov_len) < 0)
+			return -EFAULT;
+		off += iov[i].iov_len;
+	}
+	return 0;
+}
+
+/* Copy the first @n bytes of @buf out to guest @iov, in order. */
+static int iov_scatter(struct task *t, const struct iovec *iov,
+		       const char *buf, size_t n)
+{
+	size_t off;
+	int i;
+
+	for (i = 0, off = 0; off < n; i++) {
+		size_t c = iov[i].iov_len < n - off ? iov[i].iov_len : n - off;
+
+		if (copy_to_guest(t, (uint64_t)iov[i].iov_base, buf + off, c) < 0)
+			return -EFAULT;
+		off += c;
+	}
+	return 0;
+}
+
 long sys_readv(struct task *t, const uint64_t *a)
 {
 	struct file *f = fd_lookup(t, a[0]);
 	struct iovec iov[1024];
-	size_t total, off = 0;
+	size_t total;
 	char *buf;
 	long r;
-	int i;
 
 	if (!f)
 		return -EBADF;
@@ -398,15 +430,8 @@ long sys_readv(struct task *t, const uint64_t *a)
 	if (!buf)
 		return -ENOMEM;
 	r = read_common(t, f, buf, total);
-	for (i = 0; r > 0 && off < (size_t)r; i++) {
-		size_t c = iov[i].iov_len < r - off ? iov[i].iov_len : r - off;
-
-		if (copy_to_guest(t, (uint64_t)iov[i].iov_base, buf + off, c) < 0) {
-			r = -EFAULT;
-			break;
-		}
-		off += c;
-	}
+	if (r > 0 && iov_scatter(t, iov, buf, r) < 0)
+		r = -EFAULT;
 	free(buf);
 	return r;
 }
@@ -415,10 +440,9 @@ long sys_writev(struct task *t, const uint64_t *a)
 {
 	struct file *f = fd_lookup(t, a[0]);
 	struct iovec iov[1024];
-	size_t total, off = 0;
+	size_t total;
 	char *buf;
 	long r;
-	int i;
 
 	if (!f)
 		return -EBADF;
@@ -430,13 +454,9 @@ long sys_writev(struct task *t, const uint64_t *a)
 	buf = malloc(total);
 	if (!buf)
 		return -ENOMEM;
-	for (i = 0; off < total; i++) {
-		if (copy_from_guest(t, buf + off, (uint64_t)iov[i].iov_base,
-				    iov[i].iov_len) < 0) {
-			free(buf);
-			return -EFAULT;
-		}
-		off += iov[i].iov_len;
+	if (iov_gather(t, iov, total, buf) < 0) {
+		free(buf);
+		return -EFAULT;
 	}
 	r = write_common(t, f, buf, total);
 	free(buf);
@@ -455,10 +475,9 @@ static long prwv(struct task *t, const uint64_t *a, bool wr, bool v2)
 	int flags = v2 ? (int)a[5] : 0;
 	struct file *f = fd_lookup(t, a[0]);
 	struct iovec iov[1024], one;
-	size_t total, off = 0;
+	size_t total;
 	char *buf;
 	long r;
-	int i;
 
 	if (pos < 0 && !(v2 && pos == -1))
 		return -EINVAL;
@@ -470,13 +489,9 @@ static long prwv(struct task *t, const uint64_t *a, bool wr, bool v2)
 	buf = malloc(total + 1);
 	if (!buf)
 		return -ENOMEM;
-	for (i = 0; wr && off < total; i++) {
-		if (copy_from_guest(t, buf + off, (uint64_t)iov[i].iov_base,
-				    iov[i].iov_len) < 0) {
-			free(buf);
-			return -EFAULT;
-		}
-		off += iov[i].iov_len;
+	if (wr && iov_gather(t, iov, total, buf) < 0) {
+		free(buf);
+		return -EFAULT;
 	}
 	one.iov_base = buf;
 	one.iov_len = total;
@@ -484,15 +499,8 @@ static long prwv(struct task *t, const uint64_t *a, bool wr, bool v2)
 		    pos, 0, flags);
 	if (r < 0)
 		r = -errno;
-	for (i = 0, off = 0; !wr && r > 0 && off < (size_t)r; i++) {
-		size_t c = iov[i].iov_len < r - off ? iov[i].iov_len : r - off;
-
-		if (copy_to_guest(t, (uint64_t)iov[i].iov_base, buf + off, c) < 0) {
-			r = -EFAULT;
-			break;
-		}
-		off += c;
-	}
+	if (!wr && r > 0 && iov_scatter(t, iov, buf, r) < 0)
+		r = -EFAULT;
 	free(buf);
 	return r;
 }
