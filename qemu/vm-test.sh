@@ -32,7 +32,8 @@ mode=check
 [ "${1:-}" = -b ] && { mode=bench; shift; }
 kver=${1:?usage: vm-test.sh [-d|-b] KVER [FILTER]}
 filter=${2:-}
-VM_TIMEOUT=${VM_TIMEOUT:-1500}
+# The debug kernel (KASAN, lockdep) runs the list about three times slower.
+if [ "$kver" = debug ]; then VM_TIMEOUT=${VM_TIMEOUT:-3000}; else VM_TIMEOUT=${VM_TIMEOUT:-1500}; fi
 VM_MEM=${VM_MEM:-2048}
 
 kernel_resolve "$kver" || exit 1
