@@ -56,6 +56,16 @@ static void wake_waiters(dev_t dev, ino_t ino)
 	futex_wake(&k, INT_MAX, ~0u);
 }
 
+/* Block @t until a lock on @st's inode goes (wake_waiters()). */
+static long lock_wait(struct task *t, const struct stat *st)
+{
+	t->w.futex = 1;
+	t->w.futex_bitset = ~0u;
+	t->w.fkey = (struct futex_key){ .dev = st->st_dev, .ino = st->st_ino,
+					.off = UINT64_MAX };
+	return block_until(t, 0);
+}
+
 static bool same_owner(const struct lock *a, const struct lock *b)
 {
 	return a->owner == b->owner && a->flock == b->flock && a->dev == b->dev &&
@@ -324,12 +334,7 @@ long lock_fcntl(struct task *t, struct file *f, int cmd, uint64_t ufl)
 		if (l) {
 			t->w.lock_owner = owner;
 			t->w.lock_blocker = l->owner;
-			t->w.futex = 1;
-			t->w.futex_bitset = ~0u;
-			t->w.fkey = (struct futex_key){ .dev = st.st_dev,
-							.ino = st.st_ino,
-							.off = UINT64_MAX };
-			return block_until(t, 0);
+			return lock_wait(t, &st);
 		}
 	}
 	return apply(st.st_dev, st.st_ino, owner, false, ofd, ofd ? -1 : t->p->pid,
@@ -364,12 +369,7 @@ long sys_flock(struct task *t, const uint64_t *a)
 		if (l && (a[1] & LOCK_NB))
 			return -EWOULDBLOCK;
 		if (l) {
-			t->w.futex = 1;
-			t->w.futex_bitset = ~0u;
-			t->w.fkey = (struct futex_key){ .dev = st.st_dev,
-							.ino = st.st_ino,
-							.off = UINT64_MAX };
-			return block_until(t, 0);
+			return lock_wait(t, &st);
 		}
 	}
 	return apply(st.st_dev, st.st_ino, f, true, true, -1, type, 0, OFFSET_MAX);
