@@ -93,6 +93,12 @@ append+=" cryptomgr.notests skas_mode=$mode"
 # environment.  A path with a space cannot be a kernel parameter.
 case $top in *[[:space:]]*) ;; *) append+=" skas_host_tree=$top" ;; esac
 [ "$mode" = demo ] && append+=" quiet"
+# The debug kernel boots with 4-level paging: under -cpu max TCG offers
+# LA57, and 6.12's identify_cpu() clears the CPU's feature bits for a
+# moment at boot; pgtable_l5_enabled() reads X86_FEATURE_LA57 there, so
+# an interrupt in that window has KASAN take the 5-level direct map
+# (0xff11...) for a wild address and panic before init (seen twice).
+[ "$kver" = debug ] && append+=" no5lvl"
 [ -n "${VM_APPEND:-}" ] && append+=" $VM_APPEND"
 qemu=(qemu-system-x86_64 -machine pc -cpu max -smp 2 -m "$VM_MEM" -no-reboot
       -no-user-config -nodefaults -display none -nic none
