@@ -55,8 +55,9 @@ static void clone_tids(struct task *t, struct task *c, uint64_t flags,
 
 /*
  * What a new thread gets from its creator, as copy_process() gives it:
- * credentials and no_new_privs, the timer slack; not the parent-death
- * signal, which the kernel clears in every child.
+ * credentials and no_new_privs, the timer slack, affinity and scheduling
+ * attributes; not the parent-death signal, which the kernel clears in
+ * every child.
  */
 static void task_inherit(struct task *c, const struct task *t)
 {
@@ -65,6 +66,7 @@ static void task_inherit(struct task *c, const struct task *t)
 	c->no_new_privs = t->no_new_privs;
 	c->timer_slack_ns = t->timer_slack_ns;
 	c->cpumask = t->cpumask;
+	sched_inherit(c, t);
 	c->pdeath_signal = 0;
 }
 

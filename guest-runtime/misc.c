@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * System information, resource limits, scheduling and the guest's CPUs,
- * TLS and thread setup, prctl.
+ * System information, resource limits, TLS and thread setup, prctl
+ * (scheduling and the guest's CPUs: policy.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -84,46 +84,6 @@ long sys_setrlimit(struct task *t, const uint64_t *a)
 	return sys_prlimit64(t, b);
 }
 
-/*
- * Is there a guest process that getpriority/setpriority's (which, who)
- * names?  0, -EINVAL or -ESRCH, as the kernel's checks.  One user: the
- * host's uid (or 0 for the caller's).
- */
-static int prio_target(struct task *t, uint64_t which, int who)
-{
-	struct proc *p;
-
-	switch (which) {
-	case PRIO_PROCESS:
-		p = who ? proc_by_pid(who) : t->p;
-		return p && p->state == PROC_ALIVE ? 0 : -ESRCH;
-	case PRIO_PGRP:
-		if (!who)
-			return 0;
-		for (p = procs; p; p = p->next)
-			if (p->state == PROC_ALIVE && p->pgid == who)
-				return 0;
-		return -ESRCH;
-	case PRIO_USER:
-		return !who || (uid_t)who == getuid() ? 0 : -ESRCH;
-	default:
-		return -EINVAL;
-	}
-}
-
-/* One priority for everyone: nice values are accepted and not applied. */
-long sys_getpriority(struct task *t, const uint64_t *a)
-{
-	int r = prio_target(t, a[0], a[1]);
-
-	return r < 0 ? r : 20;		/* the kernel returns 20 - nice */
-}
-
-long sys_setpriority(struct task *t, const uint64_t *a)
-{
-	return prio_target(t, a[0], a[1]);
-}
-
 long sys_getrandom(struct task *t, const uint64_t *a)
 {
 	char buf[256];
@@ -134,88 +94,6 @@ long sys_getrandom(struct task *t, const uint64_t *a)
 	if (r < 0)
 		return -errno;
 	return copy_to_guest(t, a[0], buf, r) < 0 ? -EFAULT : r;
-}
-
-long sys_sched_yield(struct task *t, const uint64_t *a)
-{
-	(void)a;
-	t->yield = true;
-	return 0;
-}
-
-/*
- * The guest's CPUs.  The runtime runs one guest thread at a time, so the
- * guest is a uniprocessor: guest_ncpus is 1, and everything that tells
- * the guest about CPUs answers from it (an SMP runtime changes it here):
- * sched_getaffinity and getcpu below, /proc/cpuinfo and
- * /sys/devices/system/cpu/{online,possible,present} (procfs.c).
- */
-int guest_ncpus = 1;
-
-uint64_t guest_cpus_all(void)
-{
-	return guest_ncpus >= GUEST_MAX_CPUS ? ~0ULL
-					     : (1ULL << guest_ncpus) - 1;
-}
-
-/* The kernel's cpumask_size(): whole longs for guest_ncpus bits. */
-#define CPUMASK_BYTES	8
-
-static struct task *affinity_task(struct task *t, int pid)
-{
-	return pid ? task_by_tid(pid) : t;
-}
-
-/* The kernel's order: the size, the task, then the copy. */
-long sys_sched_getaffinity(struct task *t, const uint64_t *a)
-{
-	unsigned int len = a[1];
-	struct task *d;
-
-	if (len * 8ULL < (unsigned int)guest_ncpus || (len & 7))
-		return -EINVAL;
-	d = affinity_task(t, a[0]);
-	if (!d)
-		return -ESRCH;
-	return copy_to_guest(t, a[2], &d->cpumask, CPUMASK_BYTES) < 0 ?
-	       -EFAULT : CPUMASK_BYTES;
-}
-
-/*
- * As get_user_cpu_mask(): a shorter mask is zero-extended, a longer one
- * cut; then the task, and a mask without a CPU of the guest's is EINVAL.
- */
-long sys_sched_setaffinity(struct task *t, const uint64_t *a)
-{
-	unsigned int len = a[1];
-	uint64_t mask = 0;
-	struct task *d;
-
-	if (len > CPUMASK_BYTES)
-		len = CPUMASK_BYTES;
-	if (len && copy_from_guest(t, &mask, a[2], len) < 0)
-		return -EFAULT;
-	d = affinity_task(t, a[0]);
-	if (!d)
-		return -ESRCH;
-	mask &= guest_cpus_all();
-	if (!mask)
-		return -EINVAL;
-	d->cpumask = mask;
-	return 0;
-}
-
-/* The CPU the task runs on: the first of its mask; node 0. */
-long sys_getcpu(struct task *t, const uint64_t *a)
-{
-	uint32_t cpu = __builtin_ctzll(t->cpumask), node = 0;
-	int err = 0;
-
-	if (a[0] && copy_to_guest(t, a[0], &cpu, 4) < 0)
-		err = -EFAULT;
-	if (a[1] && copy_to_guest(t, a[1], &node, 4) < 0)
-		err = -EFAULT;
-	return err;
 }
 
 long sys_arch_prctl(struct task *t, const uint64_t *a)

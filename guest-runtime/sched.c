@@ -22,8 +22,6 @@
 
 #include "umlrun.h"
 
-#define SLICE_NS	10000000LL
-
 struct task *current;
 static struct task *rq_head, *rq_tail;
 static volatile sig_atomic_t tick;

@@ -282,6 +282,15 @@ struct waitinfo {
 	ino_t fifo_ino;
 };
 
+/* A thread's scheduling attributes (policy.c): kept, not applied. */
+struct sched_attrs {
+	int policy;		/* SCHED_OTHER ... SCHED_DEADLINE */
+	unsigned int prio;	/* real-time priority, 0 for the others */
+	int nice;		/* -20 ... 19 */
+	bool reset_on_fork;
+	uint64_t dl_runtime, dl_deadline, dl_period;
+};
+
 struct task {
 	int tid;
 	struct proc *p;
@@ -318,7 +327,8 @@ struct task {
 	bool keepcaps;
 	bool no_new_privs;
 	uint64_t timer_slack_ns;
-	uint64_t cpumask;	/* sched_setaffinity's CPUs (misc.c) */
+	uint64_t cpumask;	/* sched_setaffinity's CPUs (policy.c) */
+	struct sched_attrs sched;
 };
 
 enum proc_state { PROC_ALIVE, PROC_ZOMBIE };
@@ -379,12 +389,15 @@ extern struct proc *init_proc;
 struct proc *proc_by_pid(int pid);
 
 /*
- * The guest's CPUs (misc.c): the one number that sched_getaffinity,
+ * The guest's CPUs (policy.c): the one number that sched_getaffinity,
  * getcpu, /proc/cpuinfo and /sys/devices/system/cpu all answer from.
  */
 #define GUEST_MAX_CPUS	64	/* a task's cpumask is a uint64_t */
 extern int guest_ncpus;
 uint64_t guest_cpus_all(void);
+void sched_inherit(struct task *c, const struct task *t);
+
+#define SLICE_NS	10000000LL	/* the runtime's time slice (sched.c) */
 
 /* cred.c */
 void cred_init(struct task *t);

@@ -248,6 +248,10 @@ run_case "futexes shared between processes, keyed as the kernel keys them" \
 	"$TESTBIN/futexsh"
 # Calls LTP's syscalls suite found wrong (ltpcalls.c), as the kernel's.
 run_case "fcntl F_GETPIPE_SZ and F_SETPIPE_SZ" "$TESTBIN/ltpcalls pipesz"
+# Scheduling attributes (schedattr.c): checked and kept as the kernel's,
+# not applied; bad input, and what needs CAP_SYS_NICE.
+run_case "sched_* policies, nice values, sched_setattr: as the kernel" \
+	"$TESTBIN/schedattr"
 run_case "fcntl record locks and flock between processes" "$TESTBIN/ltpcalls locks"
 run_case "preadv, pwritev, preadv2 and pwritev2" "$TESTBIN/ltpcalls preadv"
 run_case "argument checks: getrandom, readlink, sigaltstack, msync, futex, rlimits, priorities, setpgid, tgkill, affinity" \
