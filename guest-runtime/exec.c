@@ -149,6 +149,7 @@ static int exec_commit(struct task *t, int fd, int ifd, const char *path,
 	cred_exec(t);
 	posix_timers_free(p);
 	t->keepcaps = false;
+	personality_exec(t);
 	p->dumpable = true;
 	fast_proc_sync(p);
 	fast_task_setup(t);

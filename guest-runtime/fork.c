@@ -67,6 +67,7 @@ static void task_inherit(struct task *c, const struct task *t)
 	c->timer_slack_ns = t->timer_slack_ns;
 	c->cpumask = t->cpumask;
 	sched_inherit(c, t);
+	c->personality = t->personality;
 	c->pdeath_signal = 0;
 }
 

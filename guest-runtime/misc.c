@@ -4,8 +4,10 @@
  * (scheduling and the guest's CPUs: policy.c).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -22,13 +24,63 @@
 #define ARCH_GET_FS	0x1003
 #define ARCH_GET_GS	0x1004
 
+#define PER_LINUX32		0x0008
+#define PER_MASK		0x00ff
+#define UNAME26			0x0020000
+#define READ_IMPLIES_EXEC	0x0400000
+
+/*
+ * The host's, as the kernel tells a task of the personality: PER_LINUX32
+ * is told an i686, UNAME26 a release 2.6.(60 + the minor) followed by
+ * what follows the version (override_release()).
+ */
 long sys_uname(struct task *t, const uint64_t *a)
 {
 	struct utsname u;
+	unsigned int maj = 0, min = 0;
 
 	if (uname(&u) < 0)
 		return -errno;
+	if ((t->personality & PER_MASK) == PER_LINUX32)
+		snprintf(u.machine, sizeof(u.machine), "i686");
+	if ((t->personality & UNAME26) &&
+	    sscanf(u.release, "%u.%u", &maj, &min) == 2) {
+		const char *rest = u.release;
+		char rel[sizeof(u.release) + 16] = "";
+		int dots = 0;
+
+		/* After the version's digits and dots (at most 3 dots). */
+		while (*rest && (isdigit((unsigned char)*rest) || *rest == '.')) {
+			if (*rest == '.' && ++dots >= 3)
+				break;
+			rest++;
+		}
+		snprintf(rel, sizeof(rel), "2.6.%u%s", min + 60, rest);
+		memcpy(u.release, rel, sizeof(u.release) - 1);	/* cut */
+		u.release[sizeof(u.release) - 1] = '\0';
+	}
 	return copy_to_guest(t, a[0], &u, sizeof(u)) < 0 ? -EFAULT : 0;
+}
+
+/*
+ * personality(2): any value is taken (the kernel has no checks left);
+ * 0xffffffff only asks.  Per thread, inherited, kept over exec but for
+ * READ_IMPLIES_EXEC.  What umlrun does with it: uname above,
+ * STICKY_TIMEOUTS (poll.c); ADDR_NO_RANDOMIZE holds anyway (the
+ * runtime's layout is not randomised).
+ */
+long sys_personality(struct task *t, const uint64_t *a)
+{
+	unsigned int old = t->personality;
+
+	if ((unsigned int)a[0] != 0xffffffff)
+		t->personality = a[0];
+	return old;
+}
+
+void personality_exec(struct task *t)
+{
+	t->personality &= ~READ_IMPLIES_EXEC;
 }
 
 long sys_sysinfo(struct task *t, const uint64_t *a)

@@ -147,6 +147,7 @@ long sys_select(struct task *t, const uint64_t *a)
 				return -EINVAL;
 			t->sys_deadline = ns_sat((__int128)now_ns() +
 						 timeval_ns(&tv) + 1);
+			t->sys_tmo_read = true;
 		}
 	}
 	return select_common(t, a[0], a + 1);
@@ -165,4 +166,40 @@ long sys_pselect6(struct task *t, const uint64_t *a)
 	if (r == 0)
 		r = select_common(t, a[0], a + 1);
 	return sig_wait_mask_end(t, r);
+}
+
+#define STICKY_TIMEOUTS	0x4000000
+
+/*
+ * poll_select_finish(): select, pselect6 and ppoll (SC_TMO_* in their
+ * table flags) write the time left back to the timeout they read, when
+ * they end, whatever their result (a signal's EINTR, an error after the
+ * timeout was read); a write that faults is not an error, and a
+ * STICKY_TIMEOUTS personality keeps the timeout as it was.  Called by
+ * the dispatcher (syscall.c) with the call's arguments and result.
+ */
+long poll_time_left(struct task *t, unsigned int flags, const uint64_t *a,
+		    long ret)
+{
+	uint64_t p = a[SC_TMO_ARGOF(flags)];
+	int64_t left;
+
+	if (!(flags & (SC_TMO_TV | SC_TMO_TS)) || !t->sys_tmo_read || !p ||
+	    (t->personality & STICKY_TIMEOUTS))
+		return ret;
+	left = t->sys_deadline - 1 - now_ns();
+	if (left < 0)
+		left = 0;
+	if (flags & SC_TMO_TV) {
+		struct timeval tv = { left / 1000000000,
+				      left % 1000000000 / 1000 };
+
+		copy_to_guest(t, p, &tv, sizeof(tv));
+	} else {
+		struct timespec ts = { left / 1000000000,
+				       left % 1000000000 };
+
+		copy_to_guest(t, p, &ts, sizeof(ts));
+	}
+	return ret;
 }

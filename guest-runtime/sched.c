@@ -98,6 +98,7 @@ int guest_timeout(struct task *t, uint64_t uts)
 	if (r)
 		return r;
 	t->sys_deadline = ns_sat((__int128)now_ns() + timespec_ns(&ts) + 1);
+	t->sys_tmo_read = true;
 	return 0;
 }
 

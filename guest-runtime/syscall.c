@@ -172,6 +172,11 @@ static void report_enosys(unsigned long nr)
 static void syscall_interrupted(struct task *t, const struct syscall_desc *d,
 				struct uml_regs *r)
 {
+	if (d && (d->flags & (SC_TMO_TV | SC_TMO_TS))) {
+		uint64_t a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
+
+		poll_time_left(t, d->flags, a, 0);
+	}
 	if (t->sys_done) {
 		r->rax = t->sys_done;
 	} else if (d && (d->flags & SC_RESTART) && sig_pending_restart(t)) {
@@ -260,6 +265,8 @@ void syscall_handle(struct task *t)
 		t->w.child = false;
 		t->w.signal = false;
 	}
+	if (!t->sys_again)
+		t->sys_tmo_read = false;
 	if (opt.stats)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (opt.strace)
@@ -285,6 +292,8 @@ void syscall_handle(struct task *t)
 		t->state = TASK_BLOCKED;
 		return;
 	}
+	if (d)
+		ret = poll_time_left(t, d->flags, a, ret);
 	sigfd_refresh();
 	if (opt.strace)
 		strace_print(t, nr, a, ret, &ss);

@@ -320,6 +320,7 @@ struct task {
 	bool sys_again;		/* handler called again after a block */
 	uint64_t sys_done;	/* bytes already moved by a partial write */
 	int64_t sys_deadline;
+	bool sys_tmo_read;	/* its timeout was read and valid (poll.c) */
 	struct waitinfo w;
 	/* Capabilities (cred.c) and prctl's per-thread settings (misc.c). */
 	uint64_t cap_eff, cap_prm, cap_inh, cap_bset, cap_amb;
@@ -329,6 +330,7 @@ struct task {
 	uint64_t timer_slack_ns;
 	uint64_t cpumask;	/* sched_setaffinity's CPUs (policy.c) */
 	struct sched_attrs sched;
+	unsigned int personality;	/* personality(2) (misc.c) */
 };
 
 enum proc_state { PROC_ALIVE, PROC_ZOMBIE };
@@ -396,6 +398,7 @@ struct proc *proc_by_pid(int pid);
 extern int guest_ncpus;
 uint64_t guest_cpus_all(void);
 void sched_inherit(struct task *c, const struct task *t);
+void personality_exec(struct task *t);
 
 #define SLICE_NS	10000000LL	/* the runtime's time slice (sched.c) */
 
@@ -462,6 +465,8 @@ int64_t ns_after(int64_t ns);
 bool timespec_ok(const struct timespec *ts);
 int timespec_from_guest(struct task *t, uint64_t uts, struct timespec *ts);
 int guest_timeout(struct task *t, uint64_t uts);
+long poll_time_left(struct task *t, unsigned int flags, const uint64_t *a,
+		    long ret);
 extern struct task *current;
 
 /* ---- fast tiers (fast.c) ---------------------------------------------- */
@@ -521,6 +526,14 @@ void sighand_put(struct sighand *sh);
 typedef long (*sys_fn)(struct task *t, const uint64_t *a);
 
 #define SC_RESTART	0x1	/* restarted after a SA_RESTART handler */
+/*
+ * Writes the time left back to its timeout argument when it ends
+ * (select: a timeval; pselect6, ppoll: a timespec), at argument n.
+ */
+#define SC_TMO_TV	0x2
+#define SC_TMO_TS	0x4
+#define SC_TMO_ARG(n)	((n) << 4)
+#define SC_TMO_ARGOF(f)	(((f) >> 4) & 7)
 
 struct syscall_desc {
 	const char *name;

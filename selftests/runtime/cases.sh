@@ -252,6 +252,10 @@ run_case "fcntl F_GETPIPE_SZ and F_SETPIPE_SZ" "$TESTBIN/ltpcalls pipesz"
 # not applied; bad input, and what needs CAP_SYS_NICE.
 run_case "sched_* policies, nice values, sched_setattr: as the kernel" \
 	"$TESTBIN/schedattr"
+# The time left written back (timeleft.c), personality(2) and its
+# STICKY_TIMEOUTS, UNAME26 and PER_LINUX32.
+run_case "select, pselect6, ppoll write the time left back; personality" \
+	"$TESTBIN/timeleft"
 run_case "fcntl record locks and flock between processes" "$TESTBIN/ltpcalls locks"
 run_case "preadv, pwritev, preadv2 and pwritev2" "$TESTBIN/ltpcalls preadv"
 run_case "argument checks: getrandom, readlink, sigaltstack, msync, futex, rlimits, priorities, setpgid, tgkill, affinity" \

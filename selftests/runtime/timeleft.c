@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * select, pselect6 and ppoll write the time left back to their timeout
+ * (poll_select_finish()), after a timeout, an early wake-up, a signal's
+ * EINTR or an error, not for a timeout in read-only memory (no EFAULT
+ * either), not with the STICKY_TIMEOUTS personality; personality(2)
+ * itself: read back, inherited over fork, READ_IMPLIES_EXEC dropped by
+ * exec, UNAME26 and PER_LINUX32 in uname.  One line per check, times in
+ * coarse classes; busybox.sh compares the output natively and under umlrun.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int rd[2], ready[2];	/* a pipe never readable, one readable */
+
+/* A time left, in classes: 0, under 1 s, 1 to 2 s, exactly 2 s, more. */
+static const char *cls(long long us)
+{
+	if (us == 0)
+		return "zero";
+	if (us < 1000000)
+		return "under 1 s";
+	if (us < 2000000)
+		return "1 to 2 s";
+	return us == 2000000 ? "unchanged 2 s" : "over 2 s";
+}
+
+static void show(const char *what, long r, long long us)
+{
+	printf("%s: %ld %s, left %s\n", what, r, r < 0 ? strerrorname_np(errno) : "",
+	       cls(us));
+	errno = 0;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static long sel(int fd, struct timeval *tv)
+{
+	fd_set s;
+
+	FD_ZERO(&s);
+	FD_SET(fd, &s);
+	return syscall(SYS_select, fd + 1, &s, NULL, NULL, tv);
+}
+
+static long psel(int fd, struct timespec *ts)
+{
+	fd_set s;
+
+	FD_ZERO(&s);
+	FD_SET(fd, &s);
+	return syscall(SYS_pselect6, fd + 1, &s, NULL, NULL, ts, NULL);
+}
+
+static long ppl(int fd, struct timespec *ts)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+
+	return syscall(SYS_ppoll, &p, 1, ts, NULL, 8);
+}
+
+#define TV(tv)	((tv).tv_sec * 1000000LL + (tv).tv_usec)
+#define TS(ts)	((ts).tv_sec * 1000000LL + (ts).tv_nsec / 1000)
+
+static void calls(const char *when)
+{
+	struct itimerval it = { .it_value = { 0, 100000 } };
+	struct timeval tv;
+	struct timespec ts;
+	long r;
+	char name[80];
+
+#define CASE(what) snprintf(name, sizeof(name), "%s: %s", when, what)
+	tv = (struct timeval){ 0, 50000 };
+	r = sel(rd[0], &tv);
+	CASE("select times out");
+	show(name, r, TV(tv));
+	tv = (struct timeval){ 2, 0 };
+	r = sel(ready[0], &tv);
+	CASE("select, readable at once");
+	show(name, r, TV(tv));
+	tv = (struct timeval){ 0, 0 };
+	r = sel(rd[0], &tv);
+	CASE("select, zero timeout");
+	show(name, r, TV(tv));
+	tv = (struct timeval){ 2, 0 };
+	r = sel(99, &tv);
+	CASE("select, bad fd");
+	show(name, r, TV(tv));
+	tv = (struct timeval){ 2, -1 };
+	r = sel(ready[0], &tv);
+	CASE("select, bad timeout");
+	show(name, r, TV(tv));
+	tv = (struct timeval){ 2, 0 };
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = sel(rd[0], &tv);
+	CASE("select, a signal");
+	show(name, r, TV(tv));
+
+	ts = (struct timespec){ 0, 50000000 };
+	r = psel(rd[0], &ts);
+	CASE("pselect6 times out");
+	show(name, r, TS(ts));
+	ts = (struct timespec){ 2, 0 };
+	r = psel(ready[0], &ts);
+	CASE("pselect6, readable at once");
+	show(name, r, TS(ts));
+	ts = (struct timespec){ 2, 0 };
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = psel(rd[0], &ts);
+	CASE("pselect6, a signal");
+	show(name, r, TS(ts));
+
+	ts = (struct timespec){ 0, 50000000 };
+	r = ppl(rd[0], &ts);
+	CASE("ppoll times out");
+	show(name, r, TS(ts));
+	ts = (struct timespec){ 2, 0 };
+	r = ppl(ready[0], &ts);
+	CASE("ppoll, readable at once");
+	show(name, r, TS(ts));
+	ts = (struct timespec){ 2, 0 };
+	r = syscall(SYS_ppoll, NULL, 0, &ts, NULL, 7);
+	CASE("ppoll, bad sigset size");
+	show(name, r, TS(ts));
+	ts = (struct timespec){ 2, 0 };
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = ppl(rd[0], &ts);
+	CASE("ppoll, a signal");
+	show(name, r, TS(ts));
+}
+
+static void read_only(void)
+{
+	struct timeval *tv = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct timespec *ts = (struct timespec *)(tv + 1);
+
+	*tv = (struct timeval){ 2, 0 };
+	*ts = (struct timespec){ 2, 0 };
+	mprotect(tv, 4096, PROT_READ);
+	show("select, timeout read-only", sel(ready[0], tv), TV(*tv));
+	show("pselect6, timeout read-only", psel(ready[0], ts), TS(*ts));
+	show("ppoll, timeout read-only", ppl(ready[0], ts), TS(*ts));
+	munmap(tv, 4096);
+}
+
+static void personalities(const char *self)
+{
+	struct utsname u;
+	pid_t c;
+	int st;
+
+	printf("personality now %#x\n", personality(0xffffffff));
+	printf("set UNAME26: old %#x\n", personality(UNAME26));
+	uname(&u);
+	printf("uname26: %s %s\n", u.release, u.machine);
+	printf("set PER_LINUX32: old %#x\n", personality(PER_LINUX32));
+	uname(&u);
+	printf("linux32: %s %s\n", u.release, u.machine);
+	printf("set READ_IMPLIES_EXEC | ADDR_NO_RANDOMIZE: old %#x\n",
+	       personality(READ_IMPLIES_EXEC | ADDR_NO_RANDOMIZE));
+	c = fork();
+	if (c == 0) {
+		printf("child: %#x\n", personality(0xffffffff));
+		execl(self, self, "exec", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(c, &st, 0);
+	printf("set 0x7fffffff: old %#x\n", personality(0x7fffffff));
+	printf("ask with -1 (64-bit): %#lx\n", syscall(SYS_personality, -1L));
+	printf("set PER_LINUX: old %#x\n", personality(PER_LINUX));
+	printf("set STICKY_TIMEOUTS: old %#x\n", personality(STICKY_TIMEOUTS));
+	calls("sticky");
+	personality(PER_LINUX);
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "exec")) {
+		printf("after exec: %#x\n", personality(0xffffffff));
+		return 0;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	if (pipe(rd) || pipe(ready) || write(ready[1], "x", 1) != 1) {
+		perror("pipe");
+		return 1;
+	}
+	calls("linux");
+	read_only();
+	personalities(argv[0]);
+	return 0;
+}
