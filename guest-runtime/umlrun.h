@@ -64,7 +64,7 @@ extern bool root_is_slash;
 
 /* Files that are more than a host fd to the runtime. */
 enum file_kind { FILE_PLAIN, FILE_EPOLL, FILE_EVENTFD, FILE_TIMERFD,
-		 FILE_SOCKET, FILE_SIGNALFD };
+		 FILE_SOCKET, FILE_SIGNALFD, FILE_INOTIFY };
 
 struct file {
 	enum file_kind kind;

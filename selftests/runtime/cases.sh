@@ -256,6 +256,8 @@ run_case "sched_* policies, nice values, sched_setattr: as the kernel" \
 # STICKY_TIMEOUTS, UNAME26 and PER_LINUX32.
 run_case "select, pselect6, ppoll write the time left back; personality" \
 	"$TESTBIN/timeleft"
+run_case "inotify: events, bad input, blocking reads, epoll, as the kernel's" \
+	"$TESTBIN/inotify"
 run_case "fcntl record locks and flock between processes" "$TESTBIN/ltpcalls locks"
 run_case "preadv, pwritev, preadv2 and pwritev2" "$TESTBIN/ltpcalls preadv"
 run_case "argument checks: getrandom, readlink, sigaltstack, msync, futex, rlimits, priorities, setpgid, tgkill, affinity" \
