@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -68,8 +69,8 @@ static void limits(void)
 static void bad_input(void)
 {
 	struct sched_param sp = { 0 };
+	struct attr at, *ro;
 	struct timespec ts;
-	struct attr at;
 
 	show("getscheduler(0)", sc(SYS_sched_getscheduler, 0, 0, 0, 0));
 	show("getscheduler(-1)", sc(SYS_sched_getscheduler, -1, 0, 0, 0));
@@ -122,6 +123,13 @@ static void bad_input(void)
 	printf("size now %u\n", at.size);
 	at.size = 8192;
 	show("setattr(size 8192)", sc(SYS_sched_setattr, 0, (long)&at, 0, 0));
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ro->size = 47;
+	mprotect(ro, 4096, PROT_READ);
+	show("setattr(size 47, read-only)",
+	     sc(SYS_sched_setattr, 0, (long)ro, 0, 0));
+	munmap(ro, 4096);
 	at.size = sizeof(at);
 	at.tail[5] = 1;
 	show("setattr(tail set)", sc(SYS_sched_setattr, 0, (long)&at, 0, 0));
