@@ -166,8 +166,26 @@ static void report_enosys(unsigned long nr)
 }
 
 /*
+ * An interrupted sleep's time left, to t->sys_rem: -EINTR, or -EFAULT if
+ * it cannot be written (nanosleep_copyout()).
+ */
+static long sleep_time_left(struct task *t)
+{
+	int64_t left = t->sys_deadline - now_ns();
+	struct timespec ts;
+
+	if (left < 0)
+		left = 0;
+	ts.tv_sec = left / 1000000000;
+	ts.tv_nsec = left % 1000000000;
+	return copy_to_guest(t, t->sys_rem, &ts, sizeof(ts)) < 0 ? -EFAULT
+								   : -EINTR;
+}
+
+/*
  * A blocked syscall met a signal: restart it after a SA_RESTART handler,
- * else fail it with -EINTR (or return what it already did).
+ * else fail it with -EINTR (or return what it already did; a sleep
+ * writes its time left).
  */
 static void syscall_interrupted(struct task *t, const struct syscall_desc *d,
 				struct uml_regs *r)
@@ -184,6 +202,8 @@ static void syscall_interrupted(struct task *t, const struct syscall_desc *d,
 		r->rip -= 2;
 	} else {
 		r->rax = -EINTR;
+		if (t->sys_rem)
+			r->rax = sleep_time_left(t);
 	}
 	wait_reset(&t->w);
 	t->state = TASK_RUNNABLE;
@@ -265,8 +285,10 @@ void syscall_handle(struct task *t)
 		t->w.child = false;
 		t->w.signal = false;
 	}
-	if (!t->sys_again)
+	if (!t->sys_again) {
 		t->sys_tmo_read = false;
+		t->sys_rem = 0;
+	}
 	if (opt.stats)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (opt.strace)

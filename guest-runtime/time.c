@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -55,18 +56,16 @@ long sys_time(struct task *t, const uint64_t *a)
 	return now;
 }
 
-/* Sleep until t->sys_deadline (CLOCK_MONOTONIC ns). */
+/*
+ * Sleep until t->sys_deadline (CLOCK_MONOTONIC ns).  A signal's EINTR
+ * writes the time left to @urem (0: none), or is EFAULT if it cannot:
+ * the dispatcher does that (syscall_interrupted()), from t->sys_rem.
+ */
 static long sleep_until(struct task *t, uint64_t urem)
 {
-	int64_t left = t->sys_deadline - now_ns();
-
-	if (left <= 0)
+	if (t->sys_deadline - now_ns() <= 0)
 		return 0;
-	if (t->sys_again && sig_pending_for(t) && urem) {
-		struct timespec rem = { left / 1000000000, left % 1000000000 };
-
-		copy_to_guest(t, urem, &rem, sizeof(rem));
-	}
+	t->sys_rem = urem;
 	return block_until(t, t->sys_deadline);
 }
 
@@ -84,23 +83,46 @@ long sys_nanosleep(struct task *t, const uint64_t *a)
 	return sleep_until(t, a[1]);
 }
 
+/*
+ * Which clocks a guest may sleep on, as the kernel's clockid_to_kclock()
+ * and its nsleep: the host says, asked to sleep until a time long past
+ * (so it returns at once: 0, or EINVAL for no such clock, EOPNOTSUPP for
+ * one without sleeps, EPERM for an alarm clock without CAP_WAKE_ALARM).
+ * The CPU-time clocks are not offered: EINVAL.
+ */
+static int sleep_clock_ok(clockid_t id)
+{
+	static const struct timespec past = { 0, 0 };
+
+	if (id < 0 || id == CLOCK_PROCESS_CPUTIME_ID)
+		return -EINVAL;
+	/* The raw call: glibc refuses CLOCK_THREAD_CPUTIME_ID by itself. */
+	return syscall(SYS_clock_nanosleep, id, TIMER_ABSTIME, &past, NULL) ?
+	       -errno : 0;
+}
+
 long sys_clock_nanosleep(struct task *t, const uint64_t *a)
 {
 	struct timespec ts, now;
+	clockid_t id = (int)a[0];
+	int r;
 
 	if (!t->sys_again) {
+		r = sleep_clock_ok(id);
+		if (r)
+			return r;
 		if (copy_from_guest(t, &ts, a[2], sizeof(ts)) < 0)
 			return -EFAULT;
 		if (ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000 || ts.tv_sec < 0)
 			return -EINVAL;
-		if (clock_gettime(a[0], &now) < 0)
+		if (clock_gettime(id, &now) < 0)
 			return -EINVAL;
 		t->sys_deadline = ns_after(timespec_ns(&ts));
-		if (a[1] & TIMER_ABSTIME)
+		if ((int)a[1] & TIMER_ABSTIME)
 			t->sys_deadline = ns_sat((__int128)t->sys_deadline -
 						 timespec_ns(&now));
 	}
-	return sleep_until(t, (a[1] & TIMER_ABSTIME) ? 0 : a[3]);
+	return sleep_until(t, ((int)a[1] & TIMER_ABSTIME) ? 0 : a[3]);
 }
 
 /* ---- ITIMER_REAL and alarm: one timer per process, fired by sched.c ---- */

@@ -3,7 +3,10 @@
  * select, pselect6 and ppoll write the time left back to their timeout
  * (poll_select_finish()), after a timeout, an early wake-up, a signal's
  * EINTR or an error, not for a timeout in read-only memory (no EFAULT
- * either), not with the STICKY_TIMEOUTS personality; personality(2)
+ * either), not with the STICKY_TIMEOUTS personality; nanosleep and a
+ * relative clock_nanosleep write it when a signal interrupts them (EFAULT
+ * if they cannot), and clock_nanosleep checks its clock first (CPU-time
+ * clocks left out: umlrun does not offer them); personality(2)
  * itself: read back, inherited over fork, READ_IMPLIES_EXEC dropped by
  * exec, UNAME26 and PER_LINUX32 in uname.  One line per check, times in
  * coarse classes; busybox.sh compares the output natively and under umlrun.
@@ -146,6 +149,47 @@ static void calls(const char *when)
 	show(name, r, TS(ts));
 }
 
+static void sleeps(void)
+{
+	struct itimerval it = { .it_value = { 0, 100000 } };
+	struct timespec req = { 2, 0 }, rem = { 9, 0 }, *ro;
+	char name[64];
+	long r;
+	int id;
+
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = nanosleep(&req, &rem);
+	show("nanosleep, a signal", r, TS(rem));
+	rem = (struct timespec){ 9, 0 };
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &rem) ? -1 : 0;
+	show("clock_nanosleep, a signal", r, TS(rem));
+	rem = (struct timespec){ 2, 0 };
+	clock_gettime(CLOCK_MONOTONIC, &req);
+	req.tv_sec += 2;
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, &req,
+		    &rem);
+	show("clock_nanosleep ABSTIME, a signal", r, TS(rem));
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	req = (struct timespec){ 2, 0 };
+	setitimer(ITIMER_REAL, &it, NULL);
+	r = syscall(SYS_nanosleep, &req, ro);
+	show("nanosleep, a signal, time left read-only", r, 0);
+	munmap(ro, 4096);
+	req = (struct timespec){ 0, 1 };
+	for (id = 0; id <= 12; id++) {
+		if (id == CLOCK_PROCESS_CPUTIME_ID)
+			continue;
+		snprintf(name, sizeof(name), "clock_nanosleep(clock %d)", id);
+		show(name, syscall(SYS_clock_nanosleep, id, 0, &req, NULL), 0);
+	}
+	show("clock_nanosleep(clock 4, bad request)",
+	     syscall(SYS_clock_nanosleep, 4, 0, 8L, NULL), 0);
+	show("clock_nanosleep(clock 1, bad request)",
+	     syscall(SYS_clock_nanosleep, 1, 0, 8L, NULL), 0);
+}
+
 static void read_only(void)
 {
 	struct timeval *tv = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
@@ -209,6 +253,7 @@ int main(int argc, char **argv)
 	}
 	calls("linux");
 	read_only();
+	sleeps();
 	personalities(argv[0]);
 	return 0;
 }
