@@ -15,8 +15,9 @@
  *  - SCM_RIGHTS carries guest fds: the host fds behind them go, and the
  *    fds that arrive become guest fds; SCM_CREDENTIALS carries guest ids;
  *  - --net=none refuses AF_INET and AF_INET6 (EAFNOSUPPORT).
- * Raw and packet sockets are refused (EPERM), as for an unprivileged
- * process: a guest never gets the host's raw network.
+ * Raw and packet inet sockets are refused (EPERM), as for a process
+ * without CAP_NET_RAW, once the host has judged the type and protocol:
+ * a guest never gets the host's raw network.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -136,29 +137,42 @@ static long sock_install(struct task *t, int hfd, int family, int type,
 	return fd_install(t, 0, f, flags & SOCK_CLOEXEC);
 }
 
+/*
+ * __sock_create()'s first checks (a family number past the kernel's
+ * table, a type past SOCK_MAX), then the families a guest may have:
+ * everything else about the type and protocol is the host's to say
+ * (raw_refused() after it).
+ */
+#define SOCK_MAX_	(SOCK_PACKET + 1)
+
 static int family_ok(int family, int type)
 {
+	if (family < 0 || family >= AF_MAX)
+		return -EAFNOSUPPORT;
+	if (type < 0 || type >= SOCK_MAX_)
+		return -EINVAL;
 	switch (family) {
 	case AF_UNIX:
-		break;
+		return 0;
 	case AF_INET:
 	case AF_INET6:
-		if (opt.net == NET_NONE)
-			return -EAFNOSUPPORT;
-		break;
-	default:
-		return -EAFNOSUPPORT;
+		return opt.net == NET_NONE ? -EAFNOSUPPORT : 0;
 	}
-	switch (type) {
-	case SOCK_STREAM:
-	case SOCK_DGRAM:
-	case SOCK_SEQPACKET:
-		return 0;
-	case SOCK_RAW:
-	case SOCK_PACKET:
-		return -EPERM;
-	}
-	return -EINVAL;
+	return -EAFNOSUPPORT;
+}
+
+/*
+ * A raw or packet inet socket the host made (its kernel found the type
+ * and protocol good, and umlrun may be root): a guest never gets one,
+ * EPERM as for a process without CAP_NET_RAW.  AF_UNIX's SOCK_RAW is a
+ * datagram socket (unix_create()).
+ */
+static bool raw_refused(int hfd, int family, int type)
+{
+	if (family == AF_UNIX || (type != SOCK_RAW && type != SOCK_PACKET))
+		return false;
+	close(hfd);
+	return true;
 }
 
 long sys_socket(struct task *t, const uint64_t *a)
@@ -176,6 +190,10 @@ long sys_socket(struct task *t, const uint64_t *a)
 	hfd = socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, (int)a[2]);
 	if (hfd < 0)
 		return -errno;
+	if (raw_refused(hfd, family, type))
+		return -EPERM;
+	if (family == AF_UNIX && type == SOCK_RAW)
+		type = SOCK_DGRAM;
 	return sock_install(t, hfd, family, type, flags);
 }
 
@@ -191,6 +209,8 @@ long sys_socketpair(struct task *t, const uint64_t *a)
 		return r;
 	if (socketpair(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, (int)a[2], h) < 0)
 		return -errno;
+	if (family == AF_UNIX && type == SOCK_RAW)
+		type = SOCK_DGRAM;	/* inet has no pairs: EOPNOTSUPP above */
 	g[0] = sock_install(t, h[0], family, type, flags);
 	if (g[0] < 0) {
 		close(h[1]);
@@ -904,7 +924,13 @@ static long do_recvmsg(struct task *t, struct file *f, struct gmsg *g,
 		g->m.msg_namelen = nlen;
 		n = recvmsg(f->hostfd, &g->m, (flags & ~MSG_WAITALL) |
 			    MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		if (n < 0 && errno == EAGAIN && would_wait(f, flags)) {
+		/*
+		 * Urgent data and the error queue never wait (tcp_recv_urg(),
+		 * sock_recv_errqueue()): their EAGAIN is the answer, and the
+		 * socket may well be readable.
+		 */
+		if (n < 0 && errno == EAGAIN && would_wait(f, flags) &&
+		    !(flags & (MSG_OOB | MSG_ERRQUEUE))) {
 			r = sock_block(t, f, POLLIN);
 			return r == -EAGAIN && t->sys_done ? (long)t->sys_done : r;
 		}

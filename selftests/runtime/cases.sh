@@ -248,6 +248,8 @@ run_case "futexes shared between processes, keyed as the kernel keys them" \
 	"$TESTBIN/futexsh"
 # Calls LTP's syscalls suite found wrong (ltpcalls.c), as the kernel's.
 run_case "fcntl F_GETPIPE_SZ and F_SETPIPE_SZ" "$TESTBIN/ltpcalls pipesz"
+run_case "socket's checks in the kernel's order; recv MSG_OOB, MSG_ERRQUEUE do not wait" \
+	"$TESTBIN/ltpcalls sockets"
 # Scheduling attributes (schedattr.c): checked and kept as the kernel's,
 # not applied; bad input, and what needs CAP_SYS_NICE.
 run_case "sched_* policies, nice values, sched_setattr: as the kernel" \

@@ -17,6 +17,10 @@
  *   ltpcalls zombie    kill() of a zombie succeeds until it is reaped
  *   ltpcalls fadvise   posix_fadvise's checks
  *   ltpcalls execpgid  setpgid on a child: allowed until the child execs
+ *   ltpcalls sockets   socket's family, type and protocol checks in the
+ *                      kernel's order (not those that make a raw socket as
+ *                      root natively); recv of urgent data and of the
+ *                      error queue answer at once on a readable socket
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -25,6 +29,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +42,7 @@
 #include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -563,6 +569,64 @@ static int xferloop_case(double secs)
 	return 0;
 }
 
+static int sockets_case(void)
+{
+	static const int c[][3] = {
+		{ 0, SOCK_STREAM, 0 }, { AF_MAX, 75, 0 }, { -1, SOCK_STREAM, 0 },
+		{ AF_INET, 75, 0 }, { AF_INET, -1, 0 }, { AF_PACKET, 75, 0 },
+		{ AF_INET, SOCK_RAW, 0 }, { AF_INET6, SOCK_RAW, 0 },
+		{ AF_INET, SOCK_STREAM, 17 }, { AF_INET, SOCK_DGRAM, 6 },
+		{ AF_INET, SOCK_STREAM, 1 }, { AF_INET, SOCK_RDM, 0 },
+		{ AF_UNIX, SOCK_RAW, 0 },
+		{ AF_UNIX, SOCK_STREAM, 6 }, { AF_UNIX, SOCK_RDM, 0 },
+		{ AF_UNIX, SOCK_RAW, 1 }, { AF_INET, SOCK_STREAM, 6 },
+	};
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int i, fd, l, s, a, sv[2];
+	char what[64], buf[8];
+
+	for (i = 0; i < (int)(sizeof(c) / sizeof(c[0])); i++) {
+		fd = socket(c[i][0], c[i][1], c[i][2]);
+		snprintf(what, sizeof(what), "socket(%d, %d, %d)", c[i][0],
+			 c[i][1], c[i][2]);
+		show(what, fd < 0 ? fd : 0);
+		if (fd >= 0)
+			close(fd);
+		snprintf(what, sizeof(what), "socketpair(%d, %d, %d)", c[i][0],
+			 c[i][1], c[i][2]);
+		fd = socketpair(c[i][0], c[i][1], c[i][2], sv);
+		show(what, fd);
+		if (fd == 0) {
+			close(sv[0]);
+			close(sv[1]);
+		}
+	}
+	/* A TCP pair with data waiting, then the two that do not wait. */
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, len) || listen(l, 1) ||
+	    getsockname(l, (struct sockaddr *)&sa, &len)) {
+		puts("tcp: not here");
+		return 0;
+	}
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	if (connect(s, (struct sockaddr *)&sa, len) < 0)
+		return 1;
+	a = accept(l, NULL, NULL);
+	if (a < 0 || write(a, "data", 4) != 4)
+		return 1;
+	usleep(20000);
+	show("recv(MSG_OOB), no urgent data", recv(s, buf, sizeof(buf), MSG_OOB));
+	show("recv(MSG_ERRQUEUE), nothing queued",
+	     recv(s, buf, sizeof(buf), MSG_ERRQUEUE));
+	show("recv, the data", recv(s, buf, sizeof(buf), 0));
+	close(a);
+	close(s);
+	close(l);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -583,12 +647,14 @@ int main(int argc, char **argv)
 		return xferloop_case(atof(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "execpgid"))
 		return execpgid_case(argv[0]);
+	if (argc == 2 && !strcmp(argv[1], "sockets"))
+		return sockets_case();
 	if (argc == 3 && !strcmp(argv[1], "execpgid-child")) {
 		if (write(atoi(argv[2]), "x", 1) != 1)
 			return 1;
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets\n");
 	return 2;
 }
