@@ -313,6 +313,28 @@ static int exec_prepare(struct task *t, const char *path,
 	return r;
 }
 
+/*
+ * An empty argv gets "" as its argv[0], as do_execveat_common() gives it
+ * since 5.18, so that a program that starts at argv[1] does not walk
+ * into envp.
+ */
+static int argv_empty_string(struct exec_args *ea, size_t *bytes)
+{
+	char **v = calloc(2, sizeof(*v));
+
+	if (v)
+		v[0] = strdup("");
+	if (!v || !v[0]) {
+		free(v);
+		return -ENOMEM;
+	}
+	free(ea->argv);
+	ea->argv = v;
+	ea->argc = 1;
+	*bytes += 1;
+	return 0;
+}
+
 long sys_execve(struct task *t, const uint64_t *a)
 {
 	struct exec_args ea = { 0 };
@@ -326,6 +348,8 @@ long sys_execve(struct task *t, const uint64_t *a)
 	r = copy_strv(t, a[1], &ea.argv, &ea.argc, &bytes);
 	if (r == 0)
 		r = copy_strv(t, a[2], &ea.envp, &ea.envc, &bytes);
+	if (r == 0 && ea.argc == 0)
+		r = argv_empty_string(&ea, &bytes);
 	if (r == 0)
 		r = exec_prepare(t, path, &ea, &fd, &ifd, &hostpath, why,
 				 sizeof(why));

@@ -797,7 +797,7 @@ long sys_ioctl(struct task *t, const uint64_t *a)
 	size_t len;
 	int v;
 
-	if (!e)
+	if (!e || (e->f->flags & O_PATH))	/* fdget() skips O_PATH files */
 		return -EBADF;
 	f = e->f;
 	switch (cmd) {

@@ -248,6 +248,9 @@ run_case "futexes shared between processes, keyed as the kernel keys them" \
 run_case "fcntl F_GETPIPE_SZ and F_SETPIPE_SZ" "$TESTBIN/ltpcalls pipesz"
 run_case "socket's checks in the kernel's order; recv MSG_OOB, MSG_ERRQUEUE do not wait" \
 	"$TESTBIN/ltpcalls sockets"
+run_case "ioctl on an O_PATH fd is EBADF" "$TESTBIN/ltpcalls opath"
+run_case "execve with an empty argv gives the program an argv[0] of \"\"" \
+	"$TESTBIN/ltpcalls emptyargv"
 # Scheduling attributes (schedattr.c): checked and kept as the kernel's,
 # not applied; bad input, and what needs CAP_SYS_NICE.
 run_case "sched_* policies, nice values, sched_setattr: as the kernel" \

@@ -21,6 +21,9 @@
  *                      kernel's order (not those that make a raw socket as
  *                      root natively); recv of urgent data and of the
  *                      error queue answer at once on a readable socket
+ *   ltpcalls opath     an O_PATH fd (and its dup) is EBADF to ioctl
+ *   ltpcalls emptyargv execve with an empty argv: the program gets "" as
+ *                      its argv[0] (argc 1), as the kernel gives it
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -43,6 +46,8 @@
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -569,6 +574,34 @@ static int xferloop_case(double secs)
 	return 0;
 }
 
+static int opath_case(void)
+{
+	int fd = open(".", O_PATH | O_DIRECTORY), d = dup(fd), v;
+
+	show("ioctl(O_PATH fd, FIONREAD)", ioctl(fd, FIONREAD, &v));
+	show("ioctl(O_PATH fd, FIOCLEX)", ioctl(fd, FIOCLEX));
+	show("ioctl(its dup, FIONBIO)", ioctl(d, FIONBIO, &v));
+	show("ioctl(its dup, TCGETS)", ioctl(d, TCGETS, &v));
+	show("fcntl(O_PATH fd, F_GETFL) & O_PATH",
+	     fcntl(fd, F_GETFL) & O_PATH ? 1 : 0);
+	return 0;
+}
+
+static int emptyargv_case(const char *self)
+{
+	char *argv[] = { NULL }, *envp[] = { "EMPTYARGV=1", NULL };
+	pid_t c = fork();
+	int st;
+
+	if (c == 0) {
+		syscall(SYS_execve, self, argv, envp);
+		_exit(127);
+	}
+	waitpid(c, &st, 0);
+	show("child's status", WEXITSTATUS(st));
+	return 0;
+}
+
 static int sockets_case(void)
 {
 	static const int c[][3] = {
@@ -649,12 +682,20 @@ int main(int argc, char **argv)
 		return execpgid_case(argv[0]);
 	if (argc == 2 && !strcmp(argv[1], "sockets"))
 		return sockets_case();
+	if (argc == 2 && !strcmp(argv[1], "opath"))
+		return opath_case();
+	if (argc == 2 && !strcmp(argv[1], "emptyargv"))
+		return emptyargv_case(argv[0]);
+	if (getenv("EMPTYARGV")) {
+		printf("argc %d, argv[0] '%s'\n", argc, argc ? argv[0] : "(none)");
+		return argc;
+	}
 	if (argc == 3 && !strcmp(argv[1], "execpgid-child")) {
 		if (write(atoi(argv[2]), "x", 1) != 1)
 			return 1;
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv\n");
 	return 2;
 }
