@@ -48,7 +48,7 @@ echo "ltp: $ntests tests, $(du -sh "$stage" | cut -f1) of binaries into the VM (
 # In the VM: the suite from /extra, results and the interesting logs on the
 # results port (/dev/ttyS1), each line tagged.
 cmd="cd /skas && LTP_DIR=/extra LTP_OUT=/tmp/ltp LTP_MODES='$modes'"
-cmd+=" LTP_TESTS='${LTP_TESTS:-}' LTP_TIMEOUT='${LTP_TIMEOUT:-}' LTP_SAMPLE='${LTP_SAMPLE:-}'"
+cmd+=" LTP_TESTS='${LTP_TESTS:-}' LTP_TIMEOUT='${LTP_TIMEOUT:-}' LTP_SAMPLE='${LTP_SAMPLE:-}' LTP_NAMES=1"
 cmd+=" selftests/ltp/run.sh; rc=\$?"
 cmd+="; sed 's/^/LTP-RESULT /' /tmp/ltp/results.txt > /dev/ttyS1"
 cmd+="; sed 's/^/LTP-SUMMARY /' /tmp/ltp/summary.txt > /dev/ttyS1"

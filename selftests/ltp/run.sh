@@ -23,6 +23,10 @@
 #   LTP_OUT      output directory (default build/ltp)
 #   LTP_PLAN=1   print the plan ("NAME run PROG ARGS" or "NAME excluded WHY"
 #                per selected test) and stop
+#   LTP_KNOWN    the known failures (default selftests/ltp/known, the format
+#                of exclude): the summary counts them apart from the others
+#   LTP_NAMES=1  the summary names the known failures too (make ltp)
+#   LTP_SUMMARY  FILE: print only the table of FILE, a results.txt, and stop
 #
 # Writes LTP_OUT/results.txt, one line per test and mode:
 #   NAME MODE VERDICT DETAIL MS
@@ -30,10 +34,124 @@
 # what: exit N, signal N), timeout, excluded (selftests/ltp/exclude, DETAIL
 # its reason) or missing (no binary); the test's output in
 # LTP_OUT/logs/MODE/NAME.log.  Then the table on stdout, and
-# LTP_OUT/summary.txt with the same.  Exit 0 unless the runner itself failed.
+# LTP_OUT/summary.txt with the same: per mode the counts, then per backend
+# the tests that pass natively but not under it, those of LTP_KNOWN counted
+# and the unexpected ones by name, and the known ones that pass now.  Exit
+# 0 unless the runner itself failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+known=${LTP_KNOWN:-$here/known}
+
+# summary RESULTS MODES SECS NTESTS: the table of a results.txt.  MODES
+# empty: those of RESULTS, in order; SECS below 0: no time; NTESTS empty:
+# RESULTS's count.  Per backend B: the tests that pass natively but not
+# under B (or without a native run: that fail under B), split into those
+# of the known list (a count; LTP_NAMES=1 adds their names) and the
+# unexpected ones, by name; and the known ones that pass under B now.
+summary() {
+	awk -v modes="$2" -v secs="$3" -v ntests="$4" -v known="$known" \
+	    -v names="${LTP_NAMES:-0}" '
+function isknown(k,	i) {
+	for (i = 1; i <= nk; i++)
+		if (k ~ ("^(" kn[i] ")$"))
+			return 1
+	return 0
+}
+# print " NAME (VERDICT)" of lst[1..c], sorted (by insertion)
+function plist(lst, c,	a, b, x) {
+	for (a = 2; a <= c; a++)
+		for (b = a; b > 1 && lst[b - 1] > lst[b]; b--) {
+			x = lst[b]; lst[b] = lst[b - 1]; lst[b - 1] = x
+		}
+	for (a = 1; a <= c; a++)
+		printf " %s", lst[a]
+	printf "\n"
+}
+BEGIN {
+	while ((getline l < known) > 0) {
+		if (l ~ /^[ \t]*(#|$)/)
+			continue
+		split(l, f, /[ \t]+/)
+		kn[++nk] = f[1]
+	}
+}
+{
+	if (!($1 in t))
+		nt++
+	t[$1] = 1; v[$1, $2] = $3
+	if (!($2 in seen)) {
+		seen[$2] = 1
+		order = order " " $2
+	}
+	n[$2, $3]++
+	if ($3 == "excluded")
+		ex[$1] = 1
+	else if ($3 == "missing")
+		miss[$1] = 1
+}
+END {
+	if (modes == "")
+		modes = order
+	if (ntests == "")
+		ntests = nt
+	nm = split(modes, m, " ")
+	nex = 0; for (k in ex) nex++
+	nmiss = 0; for (k in miss) nmiss++
+	printf "ltp: %d tests, %d excluded, %d not built, %d run", \
+		ntests, nex, nmiss, ntests - nex - nmiss
+	if (secs >= 0)
+		printf "; %d s", secs
+	printf "\n"
+	printf "%-8s %6s %6s %6s %8s\n", "mode", "pass", "conf", "fail", "(timeout)"
+	for (i = 1; i <= nm; i++)
+		printf "%-8s %6d %6d %6d %8d\n", m[i], n[m[i], "pass"], n[m[i], "conf"], \
+			n[m[i], "fail"] + n[m[i], "timeout"], n[m[i], "timeout"]
+	native = 0
+	for (i = 1; i <= nm; i++) if (m[i] == "native") native = 1
+	for (i = 1; i <= nm; i++) {
+		b = m[i]
+		if (b == "native")
+			continue
+		c = 0; ck = 0; cu = 0; cs = 0
+		for (k in t) {
+			kk = isknown(k)
+			if (native ? (v[k, "native"] == "pass" && v[k, b] != "pass") \
+				   : (v[k, b] == "fail" || v[k, b] == "timeout")) {
+				c++
+				if (kk)
+					kl[++ck] = k " (" v[k, b] ")"
+				else
+					ul[++cu] = k " (" v[k, b] ")"
+			} else if (kk && v[k, b] == "pass")
+				sl[++cs] = k
+		}
+		if (native)
+			printf "passes natively, not under %s (%d):", b, c
+		else
+			printf "fails under %s (%d, no native baseline):", b, c
+		printf " %d known, %d unexpected", ck, cu
+		if (cu)
+			printf ":"
+		plist(ul, cu)
+		if (names && ck) {
+			printf "known under %s (%d):", b, ck
+			plist(kl, ck)
+		}
+		if (cs) {
+			printf "known, but passes under %s (%d):", b, cs
+			plist(sl, cs)
+		}
+	}
+}' "$1"
+}
+
+# LTP_SUMMARY=FILE: only the table of FILE, a results.txt.
+if [ -n "${LTP_SUMMARY:-}" ]; then
+	[ -r "$LTP_SUMMARY" ] || { echo "ltp: cannot read $LTP_SUMMARY" >&2; exit 2; }
+	summary "$LTP_SUMMARY" "${LTP_MODES:-}" -1 ""
+	exit
+fi
 run1=$here/run1
 umlrun=$top/guest-runtime/umlrun
 out=${LTP_OUT:-$top/build/ltp}
@@ -176,51 +294,6 @@ while read -r name kind rest; do
 done < "$plan"
 secs=$(($(date +%s) - start))
 
-# ---- the table -----------------------------------------------------------
-awk -v modes="$modes" -v secs="$secs" -v ntests="$ntests" '
-{
-	t[$1] = 1; v[$1, $2] = $3
-	n[$2, $3]++
-	if ($3 == "excluded")
-		ex[$1] = 1
-	else if ($3 == "missing")
-		miss[$1] = 1
-}
-END {
-	nm = split(modes, m, " ")
-	nex = 0; for (k in ex) nex++
-	nmiss = 0; for (k in miss) nmiss++
-	printf "ltp: %d tests, %d excluded, %d not built, %d run; %d s\n", \
-		ntests, nex, nmiss, ntests - nex - nmiss, secs
-	printf "%-8s %6s %6s %6s %8s\n", "mode", "pass", "conf", "fail", "(timeout)"
-	for (i = 1; i <= nm; i++)
-		printf "%-8s %6d %6d %6d %8d\n", m[i], n[m[i], "pass"], n[m[i], "conf"], \
-			n[m[i], "fail"] + n[m[i], "timeout"], n[m[i], "timeout"]
-	native = 0
-	for (i = 1; i <= nm; i++) if (m[i] == "native") native = 1
-	for (i = 1; i <= nm; i++) {
-		if (m[i] == "native")
-			continue
-		s = ""; c = 0
-		for (k in t) {
-			if (native ? (v[k, "native"] == "pass" && v[k, m[i]] != "pass") \
-				   : (v[k, m[i]] == "fail" || v[k, m[i]] == "timeout")) {
-				c++; lst[c] = k " (" v[k, m[i]] ")"
-			}
-		}
-		# sorted, by insertion
-		for (a = 2; a <= c; a++)
-			for (b = a; b > 1 && lst[b - 1] > lst[b]; b--) {
-				x = lst[b]; lst[b] = lst[b - 1]; lst[b - 1] = x
-			}
-		if (native)
-			printf "passes natively, not under %s (%d):", m[i], c
-		else
-			printf "fails under %s (%d, no native baseline):", m[i], c
-		for (a = 1; a <= c; a++)
-			printf " %s", lst[a]
-		printf "\n"
-	}
-}' "$res" | tee "$out/summary.txt"
+summary "$res" "$modes" "$secs" "$ntests" | tee "$out/summary.txt"
 rmdir "$out/tmp" 2>/dev/null
 exit 0
