@@ -410,6 +410,15 @@ int sig_pending_restart(struct task *t)
 #define SYNCSIGS (SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | \
 		  SIGBIT(SIGTRAP) | SIGBIT(SIGFPE) | SIGBIT(SIGSYS))
 
+/* A timer's signal was taken: the kernel rearms periodic timers then. */
+static void timer_signal_taken(struct proc *p, int sig, struct ksiginfo *si)
+{
+	if (si->code == -2)	/* SI_TIMER */
+		posix_timer_dequeued(p, si);
+	if (sig == SIGALRM)
+		itimer_dequeued(p);
+}
+
 /* The next signal to deliver: faults first, as the kernel does. */
 static int sig_dequeue(struct task *t, struct ksiginfo *si)
 {
@@ -425,8 +434,7 @@ static int sig_dequeue(struct task *t, struct ksiginfo *si)
 	q = (t->pending.set & SIGBIT(sig)) ? &t->pending
 					    : &t->p->shared_pending;
 	sigqueue_take(q, sig, si);
-	if (si->code == -2)	/* SI_TIMER */
-		posix_timer_dequeued(t->p, si);
+	timer_signal_taken(t->p, sig, si);
 	return sig;
 }
 
@@ -922,8 +930,7 @@ int sig_take(struct task *t, uint64_t set, struct ksiginfo *si)
 	sig = __builtin_ctzll(all) + 1;
 	sigqueue_take((mine & SIGBIT(sig)) ? &t->pending : &t->p->shared_pending,
 		      sig, si);
-	if (si->code == -2)	/* SI_TIMER */
-		posix_timer_dequeued(t->p, si);
+	timer_signal_taken(t->p, sig, si);
 	return sig;
 }
 

@@ -127,7 +127,13 @@ long sys_clock_nanosleep(struct task *t, const uint64_t *a)
 
 /* ---- ITIMER_REAL and alarm: one timer per process, fired by sched.c ---- */
 
-/* Send SIGALRM for every expired timer; return the next expiry (0: none). */
+/*
+ * Send SIGALRM for every expired timer; return the next expiry (0: none).
+ * As the kernel's it_real_fn(), an expiry only sends: a periodic timer is
+ * rearmed when a SIGALRM is taken (itimer_dequeued()), so one whose
+ * signal waits, or is ignored, is due no more and a 1 us period cannot
+ * keep the scheduler firing it instead of running guests.
+ */
 int64_t itimers_fire(int64_t now)
 {
 	struct ksiginfo si = { .signo = SIGALRM, .code = 0x80 /* SI_KERNEL */ };
@@ -138,16 +144,32 @@ int64_t itimers_fire(int64_t now)
 		if (p->state != PROC_ALIVE || !p->itimer_next)
 			continue;
 		if (p->itimer_next <= now) {
-			p->itimer_next = p->itimer_interval ?
-				ns_sat((__int128)now + p->itimer_interval) : 0;
+			p->itimer_fired = p->itimer_next;
+			p->itimer_next = 0;
 			sig_send_proc(p, &si);
-			if (p->state != PROC_ALIVE || !p->itimer_next)
-				continue;
+			continue;
 		}
 		if (!next || p->itimer_next < next)
 			next = p->itimer_next;
 	}
 	return next;
+}
+
+/*
+ * A SIGALRM was taken (dequeue_signal()): a periodic ITIMER_REAL not
+ * armed is moved on past now from its last expiry, and armed again.
+ */
+void itimer_dequeued(struct proc *p)
+{
+	int64_t now = now_ns(), k;
+
+	if (p->itimer_next || !p->itimer_interval || !p->itimer_fired)
+		return;
+	k = now < p->itimer_fired ? 1 :
+	    (now - p->itimer_fired) / p->itimer_interval + 1;
+	p->itimer_next = ns_sat(p->itimer_fired +
+				(__int128)k * p->itimer_interval);
+	sched_deadline_new();
 }
 
 static void itimer_get(struct proc *p, struct itimerval *it)
@@ -190,7 +212,10 @@ long sys_setitimer(struct task *t, const uint64_t *a)
 		return -EINVAL;
 	t->p->itimer_next = timeval_ns(&it.it_value) ?
 			    ns_after(timeval_ns(&it.it_value)) : 0;
-	t->p->itimer_interval = timeval_ns(&it.it_interval);
+	/* A disarmed timer keeps no period (do_setitimer()). */
+	t->p->itimer_interval = t->p->itimer_next ?
+				timeval_ns(&it.it_interval) : 0;
+	t->p->itimer_fired = 0;
 	sched_deadline_new();
 	return 0;
 }
@@ -207,6 +232,7 @@ long sys_alarm(struct task *t, const uint64_t *a)
 	t->p->itimer_next = a[0] ? now_ns() + (int64_t)(unsigned int)a[0] *
 				   1000000000LL : 0;
 	t->p->itimer_interval = 0;
+	t->p->itimer_fired = 0;
 	sched_deadline_new();
 	return left;
 }

@@ -6,9 +6,14 @@
  * Each process keeps its timers; the scheduler fires them with the
  * itimers (posix_timers_fire() from poll_events()).  An expiry sends the
  * timer's signal (SI_TIMER, its id and value) to the process, or to one
- * of its threads for SIGEV_THREAD_ID; while that signal is still pending,
- * further expiries only count as overruns, which the siginfo reports when
- * the signal is taken, as the kernel's posixtimer_rearm() does.  The
+ * of its threads for SIGEV_THREAD_ID.  As in the kernel, a periodic timer
+ * is rearmed when that signal is taken (posixtimer_rearm()), not before:
+ * the periods that passed meanwhile are its overruns, which the siginfo
+ * reports.  So a timer whose signal waits costs the runtime nothing, and
+ * a 1 ns period cannot keep the scheduler firing it instead of running
+ * guests.  An ignored signal is not queued: the timer is moved on, at
+ * least a tick (4 ms) ahead, as posix_timer_fn() does.  SIGEV_NONE timers
+ * are never due: their expiry is computed when read.  The
  * clocks are the host's (the guest's time is the host's); the CPU-time
  * clocks are not offered (EINVAL).  exec deletes a process's timers, a
  * fork child starts with none.
@@ -32,9 +37,25 @@ struct ptimer {
 	uint64_t value;
 	int64_t expires;	/* CLOCK_MONOTONIC ns, 0: disarmed */
 	int64_t interval;
-	int overrun, last_overrun;
-	bool queued;		/* its signal is pending */
+	int64_t forwards;	/* periods moved on since its last rearm */
+	int last_overrun;
+	unsigned int gen;	/* timer_settime's count: a stale signal's */
+	bool queued;		/* its signal is pending: rearmed when taken */
 };
+
+#define TICK_NS		4000000LL	/* a jiffy of Debian's HZ=250 */
+
+/* hrtimer_forward(): past @now by whole periods, counted in forwards. */
+static void timer_forward(struct ptimer *tm, int64_t now)
+{
+	int64_t k;
+
+	if (!tm->interval || tm->expires > now)
+		return;
+	k = (now - tm->expires) / tm->interval + 1;
+	tm->expires = ns_sat(tm->expires + (__int128)k * tm->interval);
+	tm->forwards = tm->forwards + k < 0 ? INT64_MAX : tm->forwards + k;
+}
 
 static int64_t clock_ns(clockid_t c)
 {
@@ -125,10 +146,20 @@ long sys_timer_create(struct task *t, const uint64_t *a)
 	return 0;
 }
 
-static void timer_get(const struct ptimer *tm, struct itimerspec *it)
+/*
+ * common_timer_get(): a periodic timer whose signal waits, or a
+ * SIGEV_NONE one, is moved on first; an expired one-shot timer is 0.
+ */
+static void timer_get(struct ptimer *tm, struct itimerspec *it)
 {
-	int64_t left = tm->expires ? tm->expires - now_ns() : 0;
+	int64_t now = now_ns(), left;
 
+	if (tm->queued || tm->notify == SIGEV_NONE)
+		timer_forward(tm, now);
+	if (tm->notify == SIGEV_NONE && !tm->interval && tm->expires &&
+	    tm->expires <= now)
+		tm->expires = 0;
+	left = tm->expires ? tm->expires - now : 0;
 	if (tm->expires && left < 1)
 		left = 1;
 	it->it_value.tv_sec = left / 1000000000;
@@ -153,10 +184,18 @@ long sys_timer_settime(struct task *t, const uint64_t *a)
 	v = timespec_ns(&it.it_value);
 	if (v && (a[1] & TIMER_ABSTIME))
 		v = ns_sat((__int128)v - clock_ns(tm->clock)); /* now relative */
+	/*
+	 * An absolute time in the past stays in the past: the periods since
+	 * are overruns, as the kernel counts them (capped at INT_MAX).
+	 */
 	tm->expires = it.it_value.tv_sec || it.it_value.tv_nsec ?
-		      ns_sat((__int128)now_ns() + (v > 0 ? v : 0)) : 0;
+		      ns_sat((__int128)now_ns() + v) : 0;
+	if (it.it_value.tv_sec || it.it_value.tv_nsec)
+		tm->expires = tm->expires > 0 ? tm->expires : 1;
 	tm->interval = timespec_ns(&it.it_interval);
-	tm->overrun = 0;
+	tm->forwards = 0;
+	tm->queued = false;	/* a signal still pending is stale now */
+	tm->gen++;
 	sched_deadline_new();
 	if (a[3] && copy_to_guest(t, a[3], &old, sizeof(old)) < 0)
 		return -EFAULT;
@@ -206,53 +245,49 @@ void posix_timers_free(struct proc *p)
 	}
 }
 
-/* A timer's signal was taken: its siginfo gets the overruns since. */
+/*
+ * A timer's signal was taken: a periodic timer is rearmed past now, and
+ * the siginfo gets the periods moved on since the expiry that sent it
+ * (posixtimer_rearm(): it_overrun starts at -1).  Not for a signal that a
+ * timer_settime made stale.
+ */
 void posix_timer_dequeued(struct proc *p, struct ksiginfo *si)
 {
 	struct ptimer *tm = timer_find(p, si->timerid);
+	int64_t o;
 
-	if (!tm)
+	if (!tm || !tm->queued || si->gen != tm->gen)
 		return;
-	si->overrun = tm->last_overrun = tm->overrun;
-	tm->overrun = 0;
 	tm->queued = false;
+	if (tm->interval) {
+		timer_forward(tm, now_ns());
+		o = tm->forwards - 1;
+		si->overrun = tm->last_overrun = o > INT_MAX ? INT_MAX : (int)o;
+		tm->forwards = 0;
+		sched_deadline_new();
+	}
 }
 
 /*
- * @tm of @p expired: count it, send its signal.  True if that ended @p
- * (SIGKILL, which may reap it at once): nothing of it may be touched.
+ * @tm of @p expired: send its signal; it stays due no more until that is
+ * taken.  True if that ended @p (SIGKILL, which may reap it at once):
+ * nothing of it may be touched.
  */
 static bool timer_expire(struct proc *p, struct ptimer *tm, int64_t now)
 {
 	struct ksiginfo si = { .signo = tm->signo, .code = -2 /* SI_TIMER */,
-			       .timerid = tm->id, .value = tm->value };
-	int64_t missed = 0;
+			       .timerid = tm->id, .value = tm->value,
+			       .gen = tm->gen };
 	struct task *d;
 	uint64_t pend;
 
-	if (tm->interval) {
-		/* Every period that passed is an expiry. */
-		missed = (now - tm->expires) / tm->interval;
-		tm->expires = ns_sat(tm->expires +
-				     (__int128)(missed + 1) * tm->interval);
-	} else {
-		tm->expires = 0;
-	}
-	if (tm->notify == SIGEV_NONE)
-		return false;
-	if (!tm->queued)
-		missed--;	/* one expiry is the signal itself */
-	if (tm->overrun + missed + 1 > INT_MAX)
-		tm->overrun = INT_MAX;	/* DELAYTIMER_MAX */
-	else
-		tm->overrun += missed + 1;
-	if (tm->queued)
-		return false;
 	if (si.signo == SIGKILL) {
 		sig_send_proc(p, &si);
 		return true;
 	}
 	tm->queued = true;
+	if (!tm->interval)
+		tm->expires = 0;
 	d = tm->notify == (SIGEV_SIGNAL | SIGEV_THREAD_ID) ? task_by_tid(tm->tid) : NULL;
 	if (d && d->p != p)
 		d = NULL;
@@ -261,9 +296,11 @@ static bool timer_expire(struct proc *p, struct ptimer *tm, int64_t now)
 	else
 		sig_send_proc(p, &si);
 	pend = d ? d->pending.set : p->shared_pending.set;
-	/* An ignored signal was never queued: the next expiry sends again. */
-	if (!(pend & SIGBIT(si.signo)))
-		tm->queued = false;
+	if (pend & SIGBIT(si.signo))
+		return false;
+	/* Ignored, so never queued: moved on, a tick ahead at least. */
+	tm->queued = false;
+	timer_forward(tm, tm->interval < TICK_NS ? now + TICK_NS : now);
 	return false;
 }
 
@@ -280,10 +317,12 @@ int64_t posix_timers_fire(int64_t now)
 			continue;
 		for (tm = p->timers; tm; tm = tnext) {
 			tnext = tm->next;
-			if (tm->expires && tm->expires <= now &&
-			    timer_expire(p, tm, now))
+			if (!tm->expires || tm->queued || tm->notify == SIGEV_NONE)
+				continue;	/* never due, or rearmed when taken */
+			if (tm->expires <= now && timer_expire(p, tm, now))
 				break;	/* it killed @p: its timers are gone */
-			if (tm->expires && (!next || tm->expires < next))
+			if (tm->expires && !tm->queued &&
+			    (!next || tm->expires < next))
 				next = tm->expires;
 		}
 	}

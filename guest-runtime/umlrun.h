@@ -218,6 +218,7 @@ struct ksiginfo {
 	uint32_t trapno, err;	/* faults: for the sigcontext */
 	uint64_t value;		/* SI_QUEUE, SI_TIMER: the sigval */
 	int timerid, overrun;	/* SI_TIMER */
+	unsigned int gen;	/* SI_TIMER: the timer's settime count */
 };
 
 #define SIGRTMIN_K	32	/* the kernel's: real-time signals queue */
@@ -380,6 +381,7 @@ struct proc {
 	struct usage usage_children;	/* of its children reaped by wait */
 	int64_t itimer_next;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off */
 	int64_t itimer_interval;
+	int64_t itimer_fired;	/* its last expiry, for the rearm (time.c) */
 	/* What the host answers for the CONST syscalls (fast.c). */
 	int64_t fast_val[FAST_NCONST];
 	unsigned int fast_const;	/* bit i: fast_val[i] is set */
@@ -420,6 +422,7 @@ void usage_rusage_of(const struct proc *c, struct rusage *ru);
 struct ptimer;
 void posix_timers_free(struct proc *p);
 void posix_timer_dequeued(struct proc *p, struct ksiginfo *si);
+void itimer_dequeued(struct proc *p);
 int64_t posix_timers_fire(int64_t now);
 
 /* fs.c, for socket.c and xattr.c */

@@ -281,6 +281,12 @@ expect_output "real-time signals queue with their siginfo; sigtimedwait, sigqueu
 	"rtsig ok" "$TESTBIN/rtsig"
 expect_output "POSIX timers: SI_TIMER, overruns, SIGEV_NONE and THREAD_ID, as the kernel's" \
 	"ptimer ok" "$TESTBIN/ptimer"
+expect_output "a timer armed 3e9 periods in the past reports INT_MAX overruns" \
+	"overruns capped" "$TESTBIN/ptimer" capped
+# A guest with a 1 ns POSIX timer and a 1 us itimer (ptimer spin) used to
+# keep the runtime firing them: the shell beside it never ran again.
+expect_output "a guest's 1 ns timer and 1 us itimer leave the runtime running the rest" \
+	"alive" --rw $BB sh -c "$TESTBIN/ptimer spin & sleep 0.3; echo alive; kill \$!"
 expect_output "getrusage, times and wait4's rusage report real CPU time" \
 	"rusage ok" "$TESTBIN/rusage"
 if $debug_vm; then	# no CONFIG_SWAP (it needs the block layer), so its

@@ -7,13 +7,21 @@
  * child without its parent's timers, and bad clocks, sigevents, ids and
  * times.  Prints "ptimer ok", or exits with the number of the check that
  * failed.  Runs natively too: the expectations are the kernel's.
+ *
+ * "ptimer capped": a 1 ns periodic timer armed 3 s in the past reports
+ * INT_MAX overruns with its first signal (LTP's timer_settime03).
+ * "ptimer spin": a 1 ns POSIX timer and a 1 us ITIMER_REAL, both with
+ * handlers, then a spin until killed: a guest that does so must not keep
+ * the runtime from running the others (busybox.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,7 +38,76 @@ static int wait_sig(sigset_t *set, siginfo_t *si)
 	return sigtimedwait(set, si, &ts);
 }
 
-int main(void)
+static int checks(void);
+static volatile sig_atomic_t fired;
+static volatile int first_overrun = -1;
+static timer_t capped_id;
+
+static void on_timer(int sig)
+{
+	(void)sig;
+	fired = 1;
+}
+
+/* The first signal's overruns, then the timer disarmed. */
+static void on_capped(int sig)
+{
+	static const struct itimerspec off;
+
+	(void)sig;
+	if (first_overrun < 0)
+		first_overrun = timer_getoverrun(capped_id);
+	timer_settime(capped_id, 0, &off, NULL);
+	fired = 1;
+}
+
+static int capped(void)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL,
+			       .sigev_signo = SIGUSR1 };
+	struct itimerspec it = { .it_interval = { 0, 1 } };
+
+	signal(SIGUSR1, on_capped);
+	if (timer_create(CLOCK_REALTIME, &ev, &capped_id))
+		return 2;
+	clock_gettime(CLOCK_REALTIME, &it.it_value);
+	it.it_value.tv_sec -= 3;	/* 3e9 periods: past INT_MAX */
+	if (timer_settime(capped_id, TIMER_ABSTIME, &it, NULL))
+		return 3;
+	while (!fired)
+		;
+	printf("overruns %s\n", first_overrun == INT_MAX ? "capped" :
+	       "not capped");
+	return 0;
+}
+
+static int spin(void)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL,
+			       .sigev_signo = SIGUSR1 };
+	struct itimerspec it = { { 0, 1 }, { 0, 1 } };
+	struct itimerval iv = { { 0, 1 }, { 0, 1 } };
+	timer_t id;
+
+	signal(SIGUSR1, on_timer);
+	signal(SIGALRM, on_timer);
+	if (timer_create(CLOCK_MONOTONIC, &ev, &id) ||
+	    timer_settime(id, 0, &it, NULL) || setitimer(ITIMER_REAL, &iv, NULL))
+		return 2;
+	for (;;)
+		;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "capped"))
+		return capped();
+	if (argc == 2 && !strcmp(argv[1], "spin"))
+		return spin();
+	return checks();
+}
+
+static int checks(void)
 {
 	struct itimerspec it = { { 0, 0 }, { 0, 20000000 } }, cur;
 	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR1,
