@@ -234,8 +234,16 @@ expect_output "the runtime fuzzer's findings: as the kernel" "edges ok" \
 	"$TESTBIN/edges"
 expect_output "timeouts of 2^63 - 1 s sleep until a signal, itimers do not fire" \
 	"timeouts ok" "$TESTBIN/timeouts"
-expect_output "1 ms sleeps, poll, timerfd, POSIX timer: under 6 ms, also beside a spinner" \
-	"precise ok" "$TESTBIN/precise"
+# A latency bound: where a KASAN kernel runs under TCG it measures the
+# machine (the debug VM, loaded, once took 8.9 ms at best of 40 beside the
+# spinner), so it runs natively and in the 6.1 and 6.12 VMs only.
+if $debug_vm; then
+	skip_case "1 ms sleeps, poll, timerfd, POSIX timer: under 6 ms, also beside a spinner" \
+		"a latency bound: not in the debug VM (KASAN under TCG); native, 6.1 and 6.12 run it"
+else
+	expect_output "1 ms sleeps, poll, timerfd, POSIX timer: under 6 ms, also beside a spinner" \
+		"precise ok" "$TESTBIN/precise"
+fi
 expect_output "job control: stop, WUNTRACED, continue, no EINTR" \
 	"jobctl ok" "$TESTBIN/jobctl"
 expect_output "threads, futexes, tgkill" "threads 80000" "$TESTBIN/threads"
