@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/close_range.h>
 #include <linux/sockios.h>
 #include <signal.h>
@@ -240,6 +241,62 @@ static bool would_block(struct file *f, short events)
 	return r == 0;
 }
 
+/*
+ * A read or write of a regular file moves all it can, as the kernel's
+ * do (up to MAX_RW_COUNT): past IO_CHUNK the runtime goes on chunk by
+ * chunk, at @off (-1: the file's offset), until done, a short move (end
+ * of file, a full disk) or an error; what moved is the answer, else the
+ * error.  Other files keep one chunk a call, which the kernel may also
+ * cut short.  -ENOENT: not a regular file, or not larger than a chunk.
+ */
+#define MAX_RW_COUNT	(INT_MAX & ~4095L)
+
+static long whole_file_io(struct task *t, struct file *f, uint64_t ubuf,
+			  size_t len, int64_t off, bool wr)
+{
+	size_t total = 0, n;
+	struct stat st;
+	char *buf;
+	ssize_t r = 0;
+
+	if (len <= IO_CHUNK || f->kind != FILE_PLAIN ||
+	    fstat(f->hostfd, &st) < 0 || !S_ISREG(st.st_mode))
+		return -ENOENT;
+	if (len > MAX_RW_COUNT)
+		len = MAX_RW_COUNT;
+	buf = malloc(IO_CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	while (total < len) {
+		n = len - total < IO_CHUNK ? len - total : IO_CHUNK;
+		if (wr && copy_from_guest(t, buf, ubuf + total, n) < 0) {
+			r = -EFAULT;
+			break;
+		}
+		do {
+			if (wr)
+				r = off < 0 ? write(f->hostfd, buf, n)
+					    : pwrite(f->hostfd, buf, n, off + total);
+			else
+				r = off < 0 ? read(f->hostfd, buf, n)
+					    : pread(f->hostfd, buf, n, off + total);
+		} while (r < 0 && errno == EINTR);
+		if (r < 0) {
+			r = -errno;
+			break;
+		}
+		if (!wr && r && copy_to_guest(t, ubuf + total, buf, r) < 0) {
+			r = -EFAULT;
+			break;
+		}
+		total += r;
+		if ((size_t)r < n)
+			break;
+	}
+	free(buf);
+	return total ? (long)total : r;
+}
+
 static long read_common(struct task *t, struct file *f, char *buf, size_t n)
 {
 	ssize_t r;
@@ -318,6 +375,9 @@ long sys_read(struct task *t, const uint64_t *a)
 		return sigfd_read(t, f, &(struct iovec){ (void *)a[1], a[2] }, 1);
 	if (!n)
 		return 0;
+	r = whole_file_io(t, f, a[1], a[2], -1, false);
+	if (r != -ENOENT)
+		return r;
 	buf = malloc(n);
 	if (!buf)
 		return -ENOMEM;
@@ -341,6 +401,11 @@ long sys_write(struct task *t, const uint64_t *a)
 		return -EINVAL;	/* it has no write operation */
 	if (!n)
 		return 0;
+	if (!t->sys_again) {
+		r = whole_file_io(t, f, a[1], a[2], -1, true);
+		if (r != -ENOENT)
+			return r;
+	}
 	buf = malloc(n);
 	if (!buf)
 		return -ENOMEM;
@@ -534,6 +599,11 @@ long sys_pread64(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
+	if ((int64_t)a[3] >= 0) {
+		r = whole_file_io(t, f, a[1], a[2], a[3], false);
+		if (r != -ENOENT)
+			return r;
+	}
 	buf = malloc(n + 1);
 	if (!buf)
 		return -ENOMEM;
@@ -555,6 +625,11 @@ long sys_pwrite64(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
+	if ((int64_t)a[3] >= 0) {
+		r = whole_file_io(t, f, a[1], a[2], a[3], true);
+		if (r != -ENOENT)
+			return r;
+	}
 	buf = malloc(n + 1);
 	if (!buf)
 		return -ENOMEM;

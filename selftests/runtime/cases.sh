@@ -257,6 +257,8 @@ run_case "fcntl F_GETPIPE_SZ and F_SETPIPE_SZ" "$TESTBIN/ltpcalls pipesz"
 run_case "socket's checks in the kernel's order; recv MSG_OOB, MSG_ERRQUEUE do not wait" \
 	"$TESTBIN/ltpcalls sockets"
 run_case "ioctl on an O_PATH fd is EBADF" "$TESTBIN/ltpcalls opath"
+run_case "read, write, pread, pwrite of megabytes on a file move it all" \
+	"$TESTBIN/ltpcalls bigio"
 run_case "execve with an empty argv gives the program an argv[0] of \"\"" \
 	"$TESTBIN/ltpcalls emptyargv"
 # Scheduling attributes (schedattr.c): checked and kept as the kernel's,

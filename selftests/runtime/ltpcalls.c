@@ -24,6 +24,9 @@
  *   ltpcalls opath     an O_PATH fd (and its dup) is EBADF to ioctl
  *   ltpcalls emptyargv execve with an empty argv: the program gets "" as
  *                      its argv[0] (argc 1), as the kernel gives it
+ *   ltpcalls bigio     read, write, pread and pwrite of 3 to 5 MB on a
+ *                      regular file move it all (LTP's mmap21_02: a 4 MB
+ *                      pread came back with 1 MB), up to the end of file
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -602,6 +605,33 @@ static int emptyargv_case(const char *self)
 	return 0;
 }
 
+static int bigio_case(void)
+{
+	static char a[5 << 20], b[5 << 20];
+	const char *name = "ltpcalls.big";
+	int fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	long i;
+
+	for (i = 0; i < (long)sizeof(a); i++)
+		a[i] = i * 7 + i / 4096;
+	show("write 4 MB", write(fd, a, 4 << 20));
+	show("pwrite 3 MB at 3 MB", pwrite(fd, a + (1 << 20), 3 << 20, 3 << 20));
+	show("lseek 0", lseek(fd, 0, SEEK_SET));
+	show("read 5 MB of 6", read(fd, b, 5 << 20));
+	show("read the rest", read(fd, b, 5 << 20));
+	show("pread 5 MB at 2 MB: 4 MB left", pread(fd, b, 5 << 20, 2 << 20));
+	show("same as written", !memcmp(b, a, 1 << 20) &&
+	     !memcmp(b + (1 << 20), a + (1 << 20), 3 << 20));
+	show("pread 2 MB at -1", pread(fd, b, 2 << 20, -1));
+	show("pread 2 MB to a bad address",
+	     syscall(SYS_pread64, fd, 8L, 2L << 20, 0L));
+	show("write 2 MB from a bad address",
+	     syscall(SYS_write, fd, 8L, 2L << 20));
+	close(fd);
+	unlink(name);
+	return 0;
+}
+
 static int sockets_case(void)
 {
 	static const int c[][3] = {
@@ -684,6 +714,8 @@ int main(int argc, char **argv)
 		return sockets_case();
 	if (argc == 2 && !strcmp(argv[1], "opath"))
 		return opath_case();
+	if (argc == 2 && !strcmp(argv[1], "bigio"))
+		return bigio_case();
 	if (argc == 2 && !strcmp(argv[1], "emptyargv"))
 		return emptyargv_case(argv[0]);
 	if (getenv("EMPTYARGV")) {
@@ -696,6 +728,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio\n");
 	return 2;
 }
