@@ -30,6 +30,21 @@ struct proc *proc_by_pid(int pid)
 	return NULL;
 }
 
+/*
+ * The process a kill-style pid names, as find_vpid() then pid_task():
+ * a process's pid, or any of its threads' tids.
+ */
+struct proc *proc_by_id(int id)
+{
+	struct proc *p = proc_by_pid(id);
+	struct task *t;
+
+	if (p)
+		return p;
+	t = task_by_tid(id);
+	return t ? t->p : NULL;
+}
+
 struct task *task_by_tid(int tid)
 {
 	struct proc *p;

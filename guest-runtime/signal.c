@@ -798,7 +798,7 @@ long sys_kill(struct task *t, const uint64_t *a)
 	 * finds it (and the signal does nothing).
 	 */
 	if (pid > 0) {
-		p = proc_by_pid(pid);
+		p = proc_by_id(pid);	/* a thread's tid names its process */
 		if (!p)
 			return -ESRCH;
 		if (sig && p->state == PROC_ALIVE)
@@ -892,7 +892,7 @@ long sys_rt_sigqueueinfo(struct task *t, const uint64_t *a)
 		return r;
 	if (sig < 0 || sig > NSIG_GUEST)
 		return -EINVAL;
-	p = pid > 0 ? proc_by_pid(pid) : NULL;
+	p = pid > 0 ? proc_by_id(pid) : NULL;
 	if (!p || p->state != PROC_ALIVE)
 		return -ESRCH;
 	return sig ? sig_send_proc(p, &si) : 0;

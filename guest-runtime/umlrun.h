@@ -392,6 +392,7 @@ extern int nprocs;
 extern struct proc *init_proc;
 
 struct proc *proc_by_pid(int pid);
+struct proc *proc_by_id(int id);
 
 /*
  * The guest's CPUs (policy.c): the one number that sched_getaffinity,

@@ -259,6 +259,8 @@ run_case "socket's checks in the kernel's order; recv MSG_OOB, MSG_ERRQUEUE do n
 run_case "ioctl on an O_PATH fd is EBADF" "$TESTBIN/ltpcalls opath"
 run_case "read, write, pread, pwrite of megabytes on a file move it all" \
 	"$TESTBIN/ltpcalls bigio"
+run_case "kill and rt_sigqueueinfo to a thread's tid reach its process" \
+	"$TESTBIN/ltpcalls tidkill"
 run_case "execve with an empty argv gives the program an argv[0] of \"\"" \
 	"$TESTBIN/ltpcalls emptyargv"
 # Scheduling attributes (schedattr.c): checked and kept as the kernel's,

@@ -27,6 +27,8 @@
  *   ltpcalls bigio     read, write, pread and pwrite of 3 to 5 MB on a
  *                      regular file move it all (LTP's mmap21_02: a 4 MB
  *                      pread came back with 1 MB), up to the end of file
+ *   ltpcalls tidkill   kill and rt_sigqueueinfo to a thread's tid reach
+ *                      its process; an ended thread's tid is ESRCH
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -35,6 +37,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -632,6 +635,51 @@ static int bigio_case(void)
 	return 0;
 }
 
+static volatile pid_t tk_tid;
+static volatile sig_atomic_t tk_got, tk_stop;
+
+static void on_tk(int sig)
+{
+	(void)sig;
+	tk_got++;
+}
+
+static void *tk_thread(void *arg)
+{
+	(void)arg;
+	tk_tid = syscall(SYS_gettid);
+	while (!tk_stop)
+		usleep(1000);
+	return NULL;
+}
+
+static int tidkill_case(void)
+{
+	siginfo_t si = { .si_signo = SIGUSR1, .si_code = SI_QUEUE,
+			 .si_pid = getpid(), .si_uid = getuid() };
+	pthread_t th;
+	pid_t tid;
+
+	signal(SIGUSR1, on_tk);
+	signal(SIGUSR2, on_tk);
+	if (pthread_create(&th, NULL, tk_thread, NULL))
+		return 1;
+	while (!tk_tid)
+		usleep(1000);
+	tid = tk_tid;
+	show("kill(thread's tid, 0)", kill(tid, 0));
+	show("kill(thread's tid, SIGUSR2)", kill(tid, SIGUSR2));
+	show("rt_sigqueueinfo(thread's tid, SIGUSR1)",
+	     syscall(SYS_rt_sigqueueinfo, tid, SIGUSR1, &si));
+	for (int i = 0; tk_got < 2 && i < 2000; i++)
+		usleep(1000);
+	show("both handled", tk_got);
+	tk_stop = 1;
+	pthread_join(th, NULL);
+	show("kill(ended thread's tid, 0)", kill(tid, 0));
+	return 0;
+}
+
 static int sockets_case(void)
 {
 	static const int c[][3] = {
@@ -716,6 +764,8 @@ int main(int argc, char **argv)
 		return opath_case();
 	if (argc == 2 && !strcmp(argv[1], "bigio"))
 		return bigio_case();
+	if (argc == 2 && !strcmp(argv[1], "tidkill"))
+		return tidkill_case();
 	if (argc == 2 && !strcmp(argv[1], "emptyargv"))
 		return emptyargv_case(argv[0]);
 	if (getenv("EMPTYARGV")) {
@@ -728,6 +778,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill\n");
 	return 2;
 }
