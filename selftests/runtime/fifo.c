@@ -12,13 +12,11 @@
  *                        fs/pipe.c's wait_for_partner(): a reader for a
  *                        writer, a writer for a reader even if it closes
  *                        at once; SA_RESTART restarts it; prints "open ok"
- *   fifo flood [-g US] SECS CMD
- *                        run CMD (umlrun) and send it SIGALRM, its own
- *                        time-slice signal, every US (default 20) us until
- *                        it exits (SIGKILL after SECS): a signal landing in
- *                        one of the runtime's own host calls is then the
- *                        rule, not a 1 in 1,000 event; exits with CMD's
- *                        status
+ *   fifo flood SECS CMD  run CMD (umlrun) and send it SIGALRM, its own
+ *                        time-slice signal, every 20 us until it exits
+ *                        (SIGKILL after SECS): a signal landing in one of
+ *                        the runtime's own host calls is then the rule,
+ *                        not a 1 in 1,000 event; exits with CMD's status
  *
  * busybox.sh runs "fifo race" natively and, under "fifo flood", as a guest
  * of umlrun, and "fifo open" natively and as a guest; the outputs must be
@@ -512,10 +510,10 @@ static void pin(int (*cpus)[2])
 	pin_to((*cpus)[1]);
 }
 
-/* Host side: run @argv, sending it SIGALRM every @gap_us while it lives. */
-static int flood(long gap_us, double secs, char **argv)
+/* Host side: run @argv, sending it SIGALRM every 20 us while it lives. */
+static int flood(double secs, char **argv)
 {
-	struct timespec gap = { gap_us / 1000000, gap_us % 1000000 * 1000 };
+	struct timespec gap = { 0, 20000 };
 	double end = now() + secs;
 	int status, ready = 0, killed = 0, cpus[2];
 	pid_t pid;
@@ -564,12 +562,9 @@ int main(int argc, char **argv)
 		return race(atoi(argv[2]), atof(argv[3]));
 	if (argc == 2 && !strcmp(argv[1], "open"))
 		return open_semantics();
-	if (argc >= 6 && !strcmp(argv[1], "flood") && !strcmp(argv[2], "-g") &&
-	    atol(argv[3]) > 0)
-		return flood(atol(argv[3]), atof(argv[4]), argv + 5);
 	if (argc >= 4 && !strcmp(argv[1], "flood"))
-		return flood(20, atof(argv[2]), argv + 3);
+		return flood(atof(argv[2]), argv + 3);
 	fprintf(stderr,
-		"usage: fifo race N SECS | fifo open | fifo flood [-g US] SECS CMD...\n");
+		"usage: fifo race N SECS | fifo open | fifo flood SECS CMD...\n");
 	return 2;
 }
