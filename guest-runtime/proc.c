@@ -246,6 +246,8 @@ static void notify_parent(struct proc *p)
 	if (p->exit_signal == SIGCHLD &&
 	    (act->handler == (uint64_t)SIG_IGN || (act->flags & SA_NOCLDWAIT))) {
 		proc_reap(p);
+		/* A wait that blocked for it sees it gone (ECHILD if last). */
+		wake_children_waiters(pp);
 		return;
 	}
 	/*

@@ -266,6 +266,8 @@ run_case "read, write, pread, pwrite of megabytes on a file move it all" \
 	"$TESTBIN/ltpcalls bigio"
 run_case "kill and rt_sigqueueinfo to a thread's tid reach its process" \
 	"$TESTBIN/ltpcalls tidkill"
+run_case "SIGCHLD ignored: a blocked wait returns ECHILD when the child goes" \
+	"$TESTBIN/ltpcalls ignchld"
 run_case "execve with an empty argv gives the program an argv[0] of \"\"" \
 	"$TESTBIN/ltpcalls emptyargv"
 # Scheduling attributes (schedattr.c): checked and kept as the kernel's,

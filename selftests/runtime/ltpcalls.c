@@ -29,6 +29,8 @@
  *                      pread came back with 1 MB), up to the end of file
  *   ltpcalls tidkill   kill and rt_sigqueueinfo to a thread's tid reach
  *                      its process; an ended thread's tid is ESRCH
+ *   ltpcalls ignchld   with SIGCHLD ignored, a wait that blocks before its
+ *                      last child ends returns ECHILD when it goes
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -680,6 +682,20 @@ static int tidkill_case(void)
 	return 0;
 }
 
+static int ignchld_case(void)
+{
+	pid_t c;
+
+	signal(SIGCHLD, SIG_IGN);
+	c = fork();
+	if (c == 0) {
+		usleep(100000);
+		_exit(0);
+	}
+	show("wait, the child ends meanwhile", wait(NULL));
+	return 0;
+}
+
 static int sockets_case(void)
 {
 	static const int c[][3] = {
@@ -766,6 +782,8 @@ int main(int argc, char **argv)
 		return bigio_case();
 	if (argc == 2 && !strcmp(argv[1], "tidkill"))
 		return tidkill_case();
+	if (argc == 2 && !strcmp(argv[1], "ignchld"))
+		return ignchld_case();
 	if (argc == 2 && !strcmp(argv[1], "emptyargv"))
 		return emptyargv_case(argv[0]);
 	if (getenv("EMPTYARGV")) {
@@ -778,6 +796,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld\n");
 	return 2;
 }
