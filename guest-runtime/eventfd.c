@@ -66,15 +66,6 @@ long sys_timerfd_create(struct task *t, const uint64_t *a)
 			    FILE_TIMERFD);
 }
 
-/* The host timerfd behind guest fd @fd: EBADF, or EINVAL for another kind. */
-static int timerfd_host(struct task *t, uint64_t fd)
-{
-	struct file *f = fd_lookup(t, fd);
-
-	if (!f)
-		return -EBADF;
-	return f->kind == FILE_TIMERFD ? f->hostfd : -EINVAL;
-}
 
 long sys_timerfd_settime(struct task *t, const uint64_t *a)
 {
@@ -83,7 +74,7 @@ long sys_timerfd_settime(struct task *t, const uint64_t *a)
 
 	if (copy_from_guest(t, &new, a[2], sizeof(new)) < 0)
 		return -EFAULT;
-	hfd = timerfd_host(t, a[0]);
+	hfd = fd_host_of(t, a[0], FILE_TIMERFD);
 	if (hfd < 0)
 		return hfd;
 	if (timerfd_settime(hfd, (int)a[1], &new, &old) < 0)
@@ -112,7 +103,7 @@ long timerfd_block(struct task *t, struct file *f)
 long sys_timerfd_gettime(struct task *t, const uint64_t *a)
 {
 	struct itimerspec cur;
-	int hfd = timerfd_host(t, a[0]);
+	int hfd = fd_host_of(t, a[0], FILE_TIMERFD);
 
 	if (hfd < 0)
 		return hfd;

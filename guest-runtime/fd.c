@@ -150,6 +150,16 @@ struct fdent *fd_ent(struct task *t, unsigned int fd)
 	return &fdt->ent[fd];
 }
 
+/* The host fd behind guest fd @fd of @kind: EBADF, or EINVAL for another kind. */
+int fd_host_of(struct task *t, unsigned int fd, enum file_kind kind)
+{
+	struct file *f = fd_lookup(t, fd);
+
+	if (!f)
+		return -EBADF;
+	return f->kind == kind ? f->hostfd : -EINVAL;
+}
+
 struct file *fd_lookup(struct task *t, unsigned int fd)
 {
 	struct fdent *e = fd_ent(t, fd);

@@ -52,36 +52,27 @@ long sys_inotify_init(struct task *t, const uint64_t *a)
 	return sys_inotify_init1(t, (uint64_t[]){ 0 });
 }
 
-/* The host instance behind guest fd @fd: EBADF, or EINVAL for another. */
-static int inotify_host(struct task *t, uint64_t fd)
-{
-	struct file *f = fd_lookup(t, fd);
-
-	if (!f)
-		return -EBADF;
-	return f->kind == FILE_INOTIFY ? f->hostfd : -EINVAL;
-}
-
 long sys_inotify_add_watch(struct task *t, const uint64_t *a)
 {
+	struct file *f;
 	uint32_t mask = a[2];
 	char path[32];
-	int hfd, pfd, wd;
+	int pfd, wd;
 
 	if ((mask & ~ALL_INOTIFY_BITS) || !(mask & ALL_INOTIFY_BITS))
 		return -EINVAL;
-	if (!fd_lookup(t, a[0]))
+	f = fd_lookup(t, a[0]);
+	if (!f)
 		return -EBADF;
 	if ((mask & IN_MASK_ADD) && (mask & IN_MASK_CREATE))
 		return -EINVAL;
-	hfd = inotify_host(t, a[0]);
-	if (hfd < 0)
-		return hfd;
+	if (f->kind != FILE_INOTIFY)
+		return -EINVAL;
 	pfd = path_open_opath(t, a[1], !(mask & IN_DONT_FOLLOW));
 	if (pfd < 0)
 		return pfd;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", pfd);
-	wd = inotify_add_watch(hfd, path, mask & ~IN_DONT_FOLLOW);
+	wd = inotify_add_watch(f->hostfd, path, mask & ~IN_DONT_FOLLOW);
 	wd = wd < 0 ? -errno : wd;
 	close(pfd);
 	return wd;
@@ -89,7 +80,7 @@ long sys_inotify_add_watch(struct task *t, const uint64_t *a)
 
 long sys_inotify_rm_watch(struct task *t, const uint64_t *a)
 {
-	int hfd = inotify_host(t, a[0]);
+	int hfd = fd_host_of(t, a[0], FILE_INOTIFY);
 
 	if (hfd < 0)
 		return hfd;

@@ -119,6 +119,7 @@ void fdt_put(struct fdtable *fdt);
 void fdt_close_on_exec(struct fdtable *fdt);
 struct fdent *fd_ent(struct task *t, unsigned int fd);
 struct file *fd_lookup(struct task *t, unsigned int fd);
+int fd_host_of(struct task *t, unsigned int fd, enum file_kind kind);
 int fd_install(struct task *t, int minfd, struct file *f, bool cloexec);
 long timerfd_block(struct task *t, struct file *f);	/* eventfd.c */
 long sock_block(struct task *t, struct file *f, short events);	/* socket.c */
