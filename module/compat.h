@@ -33,4 +33,19 @@
 #define skas_receive_fd(file, o_flags)	receive_fd(file, o_flags)
 #endif
 
+/*
+ * Wake-up flags as try_to_wake_up() and the wait entries' functions get
+ * them (kernel/sched/sched.h, internal but stable): WF_SYNC, "the waker
+ * goes to sleep", is 0x10 on 6.1 and 6.12; WF_CURRENT_CPU, "run the woken
+ * task on this CPU", came in 6.6 as 0x40 (6.12 and 7.3 alike; sched_ext's
+ * BPF programs use the same values).  6.1 has no such flag, and its
+ * default_wake_function() warns on any flag but WF_SYNC: 0 there.
+ */
+#define SKAS_WF_SYNC		0x10
+#ifdef SKAS_COMPAT_WF_CURRENT_CPU
+#define SKAS_WF_CURRENT_CPU	0x40
+#else
+#define SKAS_WF_CURRENT_CPU	0
+#endif
+
 #endif /* _SKAS_COMPAT_H */

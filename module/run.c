@@ -18,6 +18,7 @@
  */
 
 #include <linux/errno.h>
+#include <linux/moduleparam.h>
 #include <linux/ptrace.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
@@ -29,6 +30,74 @@
 #include <asm/unistd.h>
 
 #include "skas.h"
+
+/*
+ * Hand-offs.  The runtime and its guest thread take turns: each wakes the
+ * other with __wake_up_sync() and sleeps at once.  Left to itself the
+ * scheduler wakes the sleeper on the CPU it last ran on, idle by then: an
+ * IPI and an idle exit for every switch, a third of an unpinned round trip
+ * under QEMU.  The waits below ask instead that a sync wake-up run the
+ * woken task on the waker's CPU (WF_CURRENT_CPU, 6.6 and later), as
+ * seccomp's user notification does with SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP.
+ * No exported wake-up takes that flag, but the wait entry's own function
+ * passes its flags to default_wake_function() (exported).  Other wake-ups
+ * (kicks, exits, poll) keep the scheduler's choice, as does a task whose
+ * affinity excludes the waker's CPU.  Without the flag (6.1) these are
+ * plain waits.  (Adding it only while the waker is alone on its CPU,
+ * single_task_running(), measured slower.)
+ */
+static bool skas_handoff_same_cpu = !!SKAS_WF_CURRENT_CPU;
+module_param_named(handoff_same_cpu, skas_handoff_same_cpu, bool, 0444);
+MODULE_PARM_DESC(handoff_same_cpu,
+		 "A hand-off runs the woken task on the waker's CPU (read-only)");
+
+static int skas_handoff_wake(struct wait_queue_entry *wait, unsigned int mode,
+			     int flags, void *key)
+{
+	if (flags & SKAS_WF_SYNC)
+		flags |= SKAS_WF_CURRENT_CPU;
+	return autoremove_wake_function(wait, mode, flags, key);
+}
+
+/*
+ * wait_event_state() with skas_handoff_wake(), until @done(@t): 0 then, or
+ * -ERESTARTSYS for a signal that @state lets in.  Inlined, so @done is a
+ * direct call.
+ */
+static __always_inline long
+skas_handoff_wait(struct wait_queue_head *wq, bool (*done)(struct skas_thread *),
+		  struct skas_thread *t, unsigned int state)
+{
+	DEFINE_WAIT_FUNC(wait, skas_handoff_wake);
+	long ret = 0;
+
+	might_sleep();
+	if (done(t))
+		return 0;
+	for (;;) {
+		ret = prepare_to_wait_event(wq, &wait, state);
+		if (done(t)) {
+			ret = 0;
+			break;
+		}
+		if (ret)
+			break;
+		schedule();
+	}
+	finish_wait(wq, &wait);
+	return ret;
+}
+
+/* The runtime's conditions: the guest stopped; its batch is over. */
+static bool skas_rt_stopped(struct skas_thread *t)
+{
+	return READ_ONCE(t->state) != SKAS_T_RUNNING;
+}
+
+static bool skas_rt_ops_over(struct skas_thread *t)
+{
+	return READ_ONCE(t->state) != SKAS_T_OPS;
+}
 
 /**
  * skas_guest_end() - kill the guest for @cause.  Runs in the guest.
@@ -351,13 +420,14 @@ static void skas_bounce_cancel(struct skas_thread *t, struct pt_regs *regs)
  */
 static bool skas_guest_sleep(struct skas_thread *t)
 {
-	if (!wait_event_state(t->guest_wq, skas_guest_woken(t),
-			      SKAS_PARK_STATE))
+	if (!skas_handoff_wait(&t->guest_wq, skas_guest_woken, t,
+			       SKAS_PARK_STATE))
 		return true;
 	if (skas_dying() || skas_guest_traced(t) || skas_guest_bounce(t))
 		return false;
 	/* No syscall instruction to bounce through: killable, unfreezable. */
-	return !wait_event_killable(t->guest_wq, skas_guest_woken(t));
+	return !skas_handoff_wait(&t->guest_wq, skas_guest_woken, t,
+				  TASK_KILLABLE);
 }
 
 /*
@@ -734,14 +804,14 @@ static long skas_thread_wait_stop(struct skas_thread *t)
 {
 	unsigned long flags;
 
-	if (wait_event_interruptible(t->rt_wq,
-				     READ_ONCE(t->state) != SKAS_T_RUNNING)) {
+	if (skas_handoff_wait(&t->rt_wq, skas_rt_stopped, t,
+			      TASK_INTERRUPTIBLE)) {
 		/* Signalled: bring the guest back, like KVM_RUN. */
 		spin_lock_irqsave(&t->lock, flags);
 		skas_thread_kick_locked(t);
 		spin_unlock_irqrestore(&t->lock, flags);
-		if (wait_event_killable(t->rt_wq,
-					READ_ONCE(t->state) != SKAS_T_RUNNING))
+		if (skas_handoff_wait(&t->rt_wq, skas_rt_stopped, t,
+				      TASK_KILLABLE))
 			return -EINTR;
 	}
 	if (READ_ONCE(t->state) == SKAS_T_DEAD)
@@ -822,7 +892,8 @@ long skas_thread_run(struct skas_thread *t)
 static void skas_thread_exec_wait(struct skas_thread *t,
 				  struct skas_mem_req *req)
 {
-	if (!wait_event_killable(t->rt_wq, READ_ONCE(t->state) != SKAS_T_OPS))
+	if (!skas_handoff_wait(&t->rt_wq, skas_rt_ops_over, t,
+			       TASK_KILLABLE))
 		return;
 	skas_thread_kill(t, true);
 	wait_event(t->rt_wq, READ_ONCE(t->state) != SKAS_T_OPS);

@@ -6,10 +6,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -360,6 +363,102 @@ TEST(four_runtime_threads_drive_four_guests)
 		EXPECT_EQ(0, d[i].result) TH_LOG("driver %d", i);
 		skas_guest_stop(&d[i].g);
 	}
+}
+
+/* The CPU @pid last ran on: field 39 of /proc/PID/stat, or -1. */
+static int last_cpu(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int fd, field, cpu = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	for (field = 2; p && field < 39; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		cpu = atoi(p + 1);
+	return cpu;
+}
+
+static int pin(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	if (cpu < 0) {
+		for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+			CPU_SET(cpu, &set);
+	} else {
+		CPU_SET(cpu, &set);
+	}
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* Y when the module's hand-offs ask for the waker's CPU (6.6 and later). */
+static bool handoff_same_cpu(void)
+{
+	char c = 'N';
+	int fd = open("/sys/module/skas/parameters/handoff_same_cpu",
+		      O_RDONLY);
+
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = 'N';
+		close(fd);
+	}
+	return c == 'Y';
+}
+
+/*
+ * A hand-off runs the woken task where the waker was.  The guest ran on
+ * CPU 0 last and may run anywhere; this runtime stays on CPU 1.  Left to
+ * itself the scheduler would wake the guest on idle CPU 0 each time.
+ * Then the other way round: the guest on CPU 0, the runtime free, last on
+ * CPU 1: the runtime's wake-up at each park brings it to CPU 0.
+ */
+TEST_F(guest, handoffs_run_on_the_wakers_cpu)
+{
+	static const unsigned char code[] = {
+		0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xeb, 0xf7,
+	};
+	int i, guest_on_1 = 0, rt_on_0 = 0;
+
+	if (!handoff_same_cpu())
+		SKIP(return, "skas.ko's hand-offs keep the scheduler's CPU here (handoff_same_cpu N: no WF_CURRENT_CPU before 6.6)");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU online");
+	ASSERT_EQ(0, load_code(&self->g, code, sizeof(code)));
+	ASSERT_EQ(0, pin(self->g.pid, 0));
+	ASSERT_EQ(0, pin(0, 1));
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	ASSERT_EQ(0, last_cpu(self->g.pid));
+	ASSERT_EQ(0, pin(self->g.pid, -1));
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+		guest_on_1 += last_cpu(self->g.pid) == 1;
+	}
+
+	ASSERT_EQ(0, pin(self->g.pid, 0));
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	ASSERT_EQ(0, pin(0, -1));
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+		rt_on_0 += sched_getcpu() == 0;
+	}
+	/* Most, not all: the load balancer may move a task meanwhile. */
+	EXPECT_GE(guest_on_1, 40) TH_LOG("guest on the runtime's CPU %d/50",
+					 guest_on_1);
+	EXPECT_GE(rt_on_0, 40) TH_LOG("runtime on the guest's CPU %d/50",
+				      rt_on_0);
 }
 
 TEST_HARNESS_MAIN
