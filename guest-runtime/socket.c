@@ -1041,8 +1041,16 @@ long sys_recvfrom(struct task *t, const uint64_t *a)
 		g->m.msg_namelen = a[4] ? sizeof(g->name) : 0;
 		r = do_recvmsg(t, f, g, a[3] & ~MSG_CMSG_CLOEXEC);
 	}
-	if (f && r >= 0 && a[4] && addr_out(t, &g->name, g->m.msg_namelen, a[4], a[5]) < 0)
-		r = -EFAULT;
+	/*
+	 * The datagram is gone already when its address cannot go back, as
+	 * in __sys_recvfrom(): an address length below 0 is EINVAL then.
+	 */
+	if (f && r >= 0 && a[4]) {
+		long e = addr_out(t, &g->name, g->m.msg_namelen, a[4], a[5]);
+
+		if (e < 0)
+			r = e;
+	}
 	free(g->buf);
 	free(g);
 	return r;

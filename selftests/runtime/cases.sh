@@ -289,6 +289,8 @@ run_case "sigtimedwait takes a signal it waits for that is not blocked" \
 run_case "kill of a zombie succeeds until it is reaped" "$TESTBIN/ltpcalls zombie"
 run_case "posix_fadvise checks its advice and its fd" "$TESTBIN/ltpcalls fadvise"
 run_case "setpgid on a child that has exec'd is EACCES" "$TESTBIN/ltpcalls execpgid"
+run_case "recvfrom, recvmsg, recvmmsg: their argument checks as the kernel's" \
+	"$TESTBIN/ltpcalls recvargs"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

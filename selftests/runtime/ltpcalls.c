@@ -31,6 +31,8 @@
  *                      its process
  *   ltpcalls ignchld   with SIGCHLD ignored, a wait that blocks before its
  *                      last child ends returns ECHILD when it goes
+ *   ltpcalls recvargs  recvfrom's address length checks as the kernel's
+ *                      (an invalid one consumes the datagram)
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -753,6 +755,51 @@ static int sockets_case(void)
 	return 0;
 }
 
+/* A datagram pair of AF_UNIX (the debug VM has no AF_INET), @n queued. */
+static int dgram_pair(int sv[2], int n)
+{
+	char m[16];
+	int i;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
+		return -1;
+	for (i = 0; i < n; i++) {
+		snprintf(m, sizeof(m), "dgram%d", i);
+		if (send(sv[1], m, strlen(m), 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int recvargs_case(void)
+{
+	struct sockaddr_storage from;
+	socklen_t flen;
+	char buf[64];
+	int sv[2];
+	long r;
+
+	if (dgram_pair(sv, 3))
+		return 1;
+	flen = -1;
+	show("recvfrom, address length -1",
+	     recvfrom(sv[0], buf, sizeof(buf), 0, (struct sockaddr *)&from,
+		      &flen));
+	memset(buf, 0, sizeof(buf));
+	r = recvfrom(sv[0], buf, sizeof(buf), 0, (struct sockaddr *)&from,
+		     NULL);
+	show("recvfrom, address length at NULL", r);
+	flen = 1;
+	r = recvfrom(sv[0], buf, sizeof(buf), 0, (struct sockaddr *)&from,
+		     &flen);
+	show("recvfrom, address length 1", r);
+	printf("the datagram: %.*s, address length %d\n", r > 0 ? (int)r : 0,
+	       buf, (int)flen);
+	close(sv[0]);
+	close(sv[1]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -785,6 +832,8 @@ int main(int argc, char **argv)
 		return ignchld_case();
 	if (argc == 2 && !strcmp(argv[1], "emptyargv"))
 		return emptyargv_case(argv[0]);
+	if (argc == 2 && !strcmp(argv[1], "recvargs"))
+		return recvargs_case();
 	if (getenv("EMPTYARGV")) {
 		printf("argc %d, argv[0] '%s'\n", argc, argc ? argv[0] : "(none)");
 		return argc;
@@ -795,6 +844,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs\n");
 	return 2;
 }
