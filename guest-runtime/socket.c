@@ -39,6 +39,9 @@
 #define MAX_ADDR	((int)sizeof(struct sockaddr_storage))
 #define MAX_CONTROL	4096
 #define IO_MAX		(1 << 20)
+#ifndef MSG_CMSG_COMPAT
+#define MSG_CMSG_COMPAT	0x80000000U	/* the kernel's, not in libc's headers */
+#endif
 
 /* ---- addresses ---- */
 
@@ -719,6 +722,11 @@ static long msg_in(struct task *t, uint64_t umsg, struct gmsg *g, bool recv)
 
 	if (copy_from_guest(t, &gm, umsg, sizeof(gm)) < 0)
 		return -EFAULT;
+	/* __copy_msghdr(): the name's length is an int, clamped. */
+	if (gm.msg_name && (int)gm.msg_namelen < 0)
+		return -EINVAL;
+	if (gm.msg_namelen > MAX_ADDR)
+		gm.msg_namelen = MAX_ADDR;
 	if (gm.msg_iovlen > ARRAY_SIZE(iov))
 		return -EMSGSIZE;
 	if (copy_from_guest(t, iov, (uint64_t)gm.msg_iov,
@@ -740,11 +748,17 @@ static long msg_in(struct task *t, uint64_t umsg, struct gmsg *g, bool recv)
 	g->iov.iov_len = total;
 	g->m.msg_iov = &g->iov;
 	g->m.msg_iovlen = 1;
-	if (gm.msg_controllen > MAX_CONTROL)
+	/*
+	 * Control data to send must fit the runtime's buffer (the kernel's
+	 * limit is optmem_max); a larger buffer to receive into is fine, as
+	 * there: MAX_CONTROL holds more than SCM_MAX_FD fds.
+	 */
+	if (gm.msg_controllen > MAX_CONTROL && !recv)
 		return -ENOBUFS;
 	if (gm.msg_control && gm.msg_controllen) {
 		g->m.msg_control = g->control;
-		g->m.msg_controllen = gm.msg_controllen;
+		g->m.msg_controllen = gm.msg_controllen < MAX_CONTROL ?
+				      gm.msg_controllen : MAX_CONTROL;
 		if (!recv && copy_from_guest(t, g->control, (uint64_t)gm.msg_control,
 					     gm.msg_controllen) < 0)
 			return -EFAULT;
@@ -955,10 +969,14 @@ static long do_recvmsg(struct task *t, struct file *f, struct gmsg *g,
 /* sendmsg or (@recv) recvmsg of the guest's msghdr at a[1]. */
 static long sock_msg(struct task *t, const uint64_t *a, bool recv)
 {
-	struct gmsg *g = calloc(1, sizeof(*g));
+	struct gmsg *g;
 	struct file *f;
 	long r;
 
+	/* A 32-bit flag of the compat calls, refused first (__sys_recvmsg()). */
+	if ((unsigned int)a[2] & MSG_CMSG_COMPAT)
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
 	f = sock_lookup(t, a[0], &r);

@@ -32,7 +32,9 @@
  *   ltpcalls ignchld   with SIGCHLD ignored, a wait that blocks before its
  *                      last child ends returns ECHILD when it goes
  *   ltpcalls recvargs  recvfrom's address length checks as the kernel's
- *                      (an invalid one consumes the datagram)
+ *                      (an invalid one consumes the datagram); recvmsg's
+ *                      and sendmsg's name length (before the datagram),
+ *                      MSG_CMSG_COMPAT, a large control buffer
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -771,6 +773,103 @@ static int dgram_pair(int sv[2], int n)
 	return 0;
 }
 
+#define CMSG_COMPAT	0x80000000	/* MSG_CMSG_COMPAT, not in libc's headers */
+
+/* recvmsg of one datagram into @buf: its length and what came. */
+static void recvmsg_show(const char *what, int fd, struct msghdr *m,
+			 int flags)
+{
+	char *buf = m->msg_iov[0].iov_base;
+	long r = recvmsg(fd, m, flags);
+
+	show(what, r);
+	if (r > 0)
+		printf("  the datagram: %.*s\n", (int)r, buf);
+}
+
+static int recvmsg_args(void)
+{
+	static char cbuf[128 * 1024];
+	struct sockaddr_storage from;
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t slen = sizeof(sin);
+	char buf[64];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	int sv[2], u, v, fd;
+
+	if (dgram_pair(sv, 2))
+		return 1;
+	m.msg_name = &from;
+	m.msg_namelen = -1;
+	recvmsg_show("recvmsg, name length -1", sv[0], &m, 0);
+	recvmsg_show("recvmsg, name length -1, flags -1", sv[0], &m, -1);
+	m.msg_iovlen = 2000;
+	recvmsg_show("recvmsg, name length -1, 2000 iovecs", sv[0], &m, 0);
+	m.msg_iovlen = 1;
+	m.msg_name = NULL;
+	recvmsg_show("recvmsg, no name, name length -1", sv[0], &m, 0);
+	m.msg_name = &from;
+	m.msg_namelen = sizeof(from);
+	recvmsg_show("recvmsg, MSG_CMSG_COMPAT", sv[0], &m, CMSG_COMPAT);
+	recvmsg_show("recvmsg of fd 400, MSG_CMSG_COMPAT", 400, &m, CMSG_COMPAT);
+	show("sendmsg, MSG_CMSG_COMPAT", sendmsg(sv[1], &m, CMSG_COMPAT));
+	m.msg_namelen = -1;
+	show("sendmsg, name length -1", sendmsg(sv[1], &m, 0));
+	m.msg_namelen = sizeof(from);
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof(cbuf);
+	recvmsg_show("recvmsg, a 128 KiB control buffer", sv[0], &m, 0);
+	printf("  control length %zu\n", m.msg_controllen);
+	/* An fd that comes into the large buffer. */
+	fd = open(".", O_RDONLY | O_DIRECTORY);
+	m.msg_name = NULL;
+	m.msg_namelen = 0;
+	m.msg_controllen = CMSG_SPACE(sizeof(int));
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	iov.iov_len = 4;
+	show("sendmsg of an fd", sendmsg(sv[1], &m, 0));
+	close(fd);
+	iov.iov_len = sizeof(buf);
+	memset(cbuf, 0, sizeof(cbuf));
+	m.msg_controllen = sizeof(cbuf);
+	recvmsg_show("recvmsg of the fd, a 128 KiB control buffer", sv[0], &m,
+		     0);
+	cm = CMSG_FIRSTHDR(&m);
+	printf("  control length %zu, SCM_RIGHTS %d\n", m.msg_controllen,
+	       cm && cm->cmsg_type == SCM_RIGHTS);
+	if (cm && cm->cmsg_type == SCM_RIGHTS) {
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+		show("  the fd received is open", fcntl(fd, F_GETFD) >= 0);
+		close(fd);
+	}
+	close(sv[0]);
+	close(sv[1]);
+	/* A name longer than any is clamped (__copy_msghdr()). */
+	u = socket(AF_INET, SOCK_DGRAM, 0);
+	v = socket(AF_INET, SOCK_DGRAM, 0);
+	if (u < 0 || v < 0 || bind(u, (struct sockaddr *)&sin, slen) ||
+	    getsockname(u, (struct sockaddr *)&sin, &slen)) {
+		puts("udp: not here");
+		return 0;
+	}
+	memset(&from, 0, sizeof(from));
+	memcpy(&from, &sin, slen);
+	m = (struct msghdr){ .msg_name = &from, .msg_namelen = 200,
+			     .msg_iov = &iov, .msg_iovlen = 1 };
+	iov.iov_len = 4;
+	show("sendmsg over udp, name length 200", sendmsg(v, &m, 0));
+	close(u);
+	close(v);
+	return 0;
+}
+
 static int recvargs_case(void)
 {
 	struct sockaddr_storage from;
@@ -797,7 +896,7 @@ static int recvargs_case(void)
 	       buf, (int)flen);
 	close(sv[0]);
 	close(sv[1]);
-	return 0;
+	return recvmsg_args();
 }
 
 int main(int argc, char **argv)
