@@ -1074,15 +1074,53 @@ long sys_recvfrom(struct task *t, const uint64_t *a)
 	return r;
 }
 
-/* sendmmsg/recvmmsg: one message after another, as far as they go. */
+/*
+ * recvmmsg's timeout at guest @uts, checked as do_recvmmsg() does before
+ * the fd: its end in t->sys_end, on the syscall's first call only (a
+ * wait for the first datagram keeps it).  0, -EFAULT or -EINVAL.
+ */
+static int mmsg_timeout(struct task *t, uint64_t uts)
+{
+	struct timespec ts;
+	int r;
+
+	if (!uts || t->sys_again)
+		return 0;
+	r = timespec_from_guest(t, uts, &ts);
+	if (r)
+		return r;
+	t->sys_end = ns_after(timespec_ns(&ts));
+	return 0;
+}
+
+/*
+ * sendmmsg/recvmmsg: one message after another, as far as they go.  Only
+ * the first may wait.  recvmmsg's timeout is checked after each datagram,
+ * as in the kernel (it does not end a wait), and the time left goes back
+ * once one came; MSG_WAITFORONE is the runtime's way already.
+ */
 static long mmsg(struct task *t, const uint64_t *a, bool recv)
 {
 	unsigned int vlen = a[2] < 1024 ? a[2] : 1024, i;	/* UIO_MAXIOV */
 	const size_t sz = sizeof(struct mmsghdr);
+	uint64_t flags = (unsigned int)a[3];
+	int64_t left = 0;
+	struct file *f;
 	long r = 0;
 
+	if (flags & MSG_CMSG_COMPAT)
+		return -EINVAL;
+	if (recv) {
+		r = mmsg_timeout(t, a[4]);
+		if (r)
+			return r;
+		flags &= ~(uint64_t)MSG_WAITFORONE;
+	}
+	f = sock_lookup(t, a[0], &r);
+	if (!f)
+		return r;
 	for (i = 0; i < vlen; i++) {
-		uint64_t b[3] = { a[0], a[1] + i * sz, a[3] };
+		uint64_t b[3] = { a[0], a[1] + i * sz, flags };
 		unsigned int n;
 
 		/* Only the first may wait (and keep its progress across). */
@@ -1099,10 +1137,26 @@ static long mmsg(struct task *t, const uint64_t *a, bool recv)
 			break;
 		n = r;
 		if (copy_to_guest(t, a[1] + i * sz + offsetof(struct mmsghdr, msg_len),
-				  &n, sizeof(n)) < 0)
-			return i ? (long)i : -EFAULT;
+				  &n, sizeof(n)) < 0) {
+			r = -EFAULT;
+			break;
+		}
+		if (recv && a[4]) {
+			left = t->sys_end - now_ns();
+			if (left <= 0) {
+				left = 0;
+				i++;
+				break;
+			}
+		}
 	}
 	t->sys_done = 0;
+	if (i && recv && a[4]) {
+		struct timespec ts = { left / 1000000000, left % 1000000000 };
+
+		if (copy_to_guest(t, a[4], &ts, sizeof(ts)) < 0)
+			return -EFAULT;
+	}
 	return i ? (long)i : r;
 }
 

@@ -324,6 +324,7 @@ struct task {
 	int64_t sys_deadline;
 	bool sys_tmo_read;	/* its timeout was read and valid (poll.c) */
 	uint64_t sys_rem;	/* nanosleep's time-left pointer (time.c) */
+	int64_t sys_end;	/* recvmmsg's end of its timeout (socket.c) */
 	struct waitinfo w;
 	/* Capabilities (cred.c) and prctl's per-thread settings (misc.c). */
 	uint64_t cap_eff, cap_prm, cap_inh, cap_bset, cap_amb;

@@ -34,7 +34,9 @@
  *   ltpcalls recvargs  recvfrom's address length checks as the kernel's
  *                      (an invalid one consumes the datagram); recvmsg's
  *                      and sendmsg's name length (before the datagram),
- *                      MSG_CMSG_COMPAT, a large control buffer
+ *                      MSG_CMSG_COMPAT, a large control buffer;
+ *                      recvmmsg's timeout: checked first, checked after
+ *                      each datagram, the time left written back
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -870,6 +872,59 @@ static int recvmsg_args(void)
 	return 0;
 }
 
+static void mmsg_show(const char *what, int fd, unsigned int vlen, int flags,
+		      void *ts)
+{
+	static char b[4][16];
+	static struct iovec iov[4];
+	static struct mmsghdr mm[4];
+	unsigned int i;
+	long r;
+
+	memset(mm, 0, sizeof(mm));
+	for (i = 0; i < 4; i++) {
+		iov[i] = (struct iovec){ b[i], sizeof(b[i]) };
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	r = syscall(SYS_recvmmsg, fd, mm, vlen, flags, ts);
+	show(what, r);
+	for (i = 0; r > 0 && i < (unsigned int)r; i++)
+		printf("  %.*s\n", (int)mm[i].msg_len, b[i]);
+}
+
+static int recvmmsg_args(void)
+{
+	struct timespec ts;
+	struct mmsghdr mm = { 0 };
+	int sv[2];
+
+	if (dgram_pair(sv, 4))
+		return 1;
+	mmsg_show("recvmmsg, timeout at a bad address", sv[0], 1, 0, (void *)8);
+	ts = (struct timespec){ -1, 0 };
+	mmsg_show("recvmmsg, timeout of -1 s", sv[0], 1, 0, &ts);
+	ts = (struct timespec){ 1, 1000000001 };
+	mmsg_show("recvmmsg, timeout of 1 s and 1000000001 ns", sv[0], 1, 0, &ts);
+	mmsg_show("recvmmsg of fd 400, timeout of 1 s and 1000000001 ns", 400, 1,
+		  0, &ts);
+	mmsg_show("recvmmsg of fd 400, no datagram wanted", 400, 0, 0, NULL);
+	mmsg_show("recvmmsg, MSG_CMSG_COMPAT", sv[0], 1, CMSG_COMPAT, NULL);
+	show("sendmmsg, MSG_CMSG_COMPAT",
+	     syscall(SYS_sendmmsg, sv[1], &mm, 1, CMSG_COMPAT));
+	ts = (struct timespec){ 0, 0 };
+	mmsg_show("recvmmsg of 2, timeout 0: the first", sv[0], 2, 0, &ts);
+	printf("  time left %ld s %ld ns\n", (long)ts.tv_sec, ts.tv_nsec);
+	ts = (struct timespec){ 10, 0 };
+	mmsg_show("recvmmsg of 2, timeout 10 s", sv[0], 2, 0, &ts);
+	printf("  time left 9 s and more: %d\n", ts.tv_sec == 9);
+	mmsg_show("recvmmsg of 3, MSG_WAITFORONE", sv[0], 3, MSG_WAITFORONE,
+		  NULL);
+	close(sv[0]);
+	close(sv[1]);
+	return 0;
+}
+
 static int recvargs_case(void)
 {
 	struct sockaddr_storage from;
@@ -896,7 +951,7 @@ static int recvargs_case(void)
 	       buf, (int)flen);
 	close(sv[0]);
 	close(sv[1]);
-	return recvmsg_args();
+	return recvmsg_args() || recvmmsg_args();
 }
 
 int main(int argc, char **argv)
