@@ -493,6 +493,13 @@ long sys_shutdown(struct task *t, const uint64_t *a)
  * the kernel's checks.  Those that reach beyond the socket (a device, a
  * mark, a filter program's privileges...) are refused with ENOPROTOOPT.
  */
+static bool sockopt_level_ok(int level)
+{
+	return level == SOL_SOCKET || level == IPPROTO_TCP ||
+	       level == IPPROTO_UDP || level == IPPROTO_IP ||
+	       level == IPPROTO_IPV6;
+}
+
 static bool sockopt_ok(int level, int name)
 {
 	if (level == SOL_SOCKET) {
@@ -508,8 +515,32 @@ static bool sockopt_ok(int level, int name)
 		}
 		return true;
 	}
-	return level == IPPROTO_TCP || level == IPPROTO_UDP ||
-	       level == IPPROTO_IP || level == IPPROTO_IPV6;
+	return sockopt_level_ok(level);
+}
+
+/*
+ * What the kernel answers for an option sockopt_ok() refuses: ENOPROTOOPT
+ * for a name refused at a level the runtime passes on; at any other
+ * level, what the family says of a level not its own.  AF_UNIX has no
+ * handler (do_sock_getsockopt(): EOPNOTSUPP); IPv4's do_ip_getsockopt()
+ * says EOPNOTSUPP, do_ip_setsockopt() ENOPROTOOPT, and so does MPTCP
+ * (mptcp_getsockopt(), mptcp_supported_sockopt()) in either family;
+ * IPv6's ipv6_getsockopt() and ipv6_setsockopt() say ENOPROTOOPT.
+ */
+static long sockopt_refused(struct file *f, int level, bool set)
+{
+	int proto = 0;
+	socklen_t len = sizeof(proto);
+
+	if (sockopt_level_ok(level))
+		return -ENOPROTOOPT;
+	if (f->sock_family == AF_UNIX)
+		return -EOPNOTSUPP;
+	if (f->sock_family == AF_INET6 &&
+	    (getsockopt(f->hostfd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) < 0 ||
+	     proto != IPPROTO_MPTCP))
+		return -ENOPROTOOPT;
+	return set ? -ENOPROTOOPT : -EOPNOTSUPP;
 }
 
 long sys_setsockopt(struct task *t, const uint64_t *a)
@@ -527,7 +558,7 @@ long sys_setsockopt(struct task *t, const uint64_t *a)
 	if (f->sock_family == AF_NETLINK && a[1] != SOL_SOCKET)
 		return netlink_sockopt(t, a, true);
 	if (!sockopt_ok(a[1], a[2]))
-		return -ENOPROTOOPT;
+		return sockopt_refused(f, a[1], true);
 	if (len > (int)sizeof(buf))
 		len = sizeof(buf);
 	if (copy_from_guest(t, buf, a[3], len) < 0)
@@ -590,7 +621,7 @@ long sys_getsockopt(struct task *t, const uint64_t *a)
 	     a[2] == SO_PROTOCOL))
 		return netlink_sockopt(t, a, false);
 	if (!sockopt_ok(a[1], a[2]))
-		return -ENOPROTOOPT;
+		return sockopt_refused(f, a[1], false);
 	if (copy_from_guest(t, &len, a[4], sizeof(len)) < 0)
 		return -EFAULT;
 	if (len < 0)

@@ -291,6 +291,8 @@ run_case "posix_fadvise checks its advice and its fd" "$TESTBIN/ltpcalls fadvise
 run_case "setpgid on a child that has exec'd is EACCES" "$TESTBIN/ltpcalls execpgid"
 run_case "recvfrom, recvmsg, recvmmsg: their argument checks as the kernel's" \
 	"$TESTBIN/ltpcalls recvargs"
+run_case "getsockopt and setsockopt at an unknown level: each family's errno" \
+	"$TESTBIN/ltpcalls sockopt"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

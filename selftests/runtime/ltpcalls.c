@@ -37,6 +37,8 @@
  *                      MSG_CMSG_COMPAT, a large control buffer;
  *                      recvmmsg's timeout: checked first, checked after
  *                      each datagram, the time left written back
+ *   ltpcalls sockopt   getsockopt and setsockopt at levels no family has,
+ *                      per family: each family's own errno
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -925,6 +927,43 @@ static int recvmmsg_args(void)
 	return 0;
 }
 
+static int sockopt_case(void)
+{
+	static const int c[][3] = {
+		{ AF_UNIX, SOCK_STREAM, 0 }, { AF_UNIX, SOCK_DGRAM, 0 },
+		{ AF_INET, SOCK_STREAM, 0 }, { AF_INET, SOCK_DGRAM, 0 },
+		{ AF_INET6, SOCK_STREAM, 0 }, { AF_INET6, SOCK_DGRAM, 0 },
+		{ AF_INET, SOCK_STREAM, 262 },	/* IPPROTO_MPTCP */
+		{ AF_INET6, SOCK_STREAM, 262 },
+	};
+	static const int level[] = { 500, 263 /* SOL_PACKET */, -1 };
+	char what[80];
+	int i, j, fd, v = 1;
+	socklen_t len;
+
+	for (i = 0; i < (int)(sizeof(c) / sizeof(c[0])); i++) {
+		fd = socket(c[i][0], c[i][1], c[i][2]);
+		if (fd < 0) {
+			printf("socket(%d, %d, %d): not here\n", c[i][0],
+			       c[i][1], c[i][2]);
+			continue;
+		}
+		for (j = 0; j < (int)(sizeof(level) / sizeof(level[0])); j++) {
+			snprintf(what, sizeof(what),
+				 "socket(%d, %d, %d): getsockopt level %d",
+				 c[i][0], c[i][1], c[i][2], level[j]);
+			len = sizeof(v);
+			show(what, getsockopt(fd, level[j], 1, &v, &len));
+			snprintf(what, sizeof(what),
+				 "socket(%d, %d, %d): setsockopt level %d",
+				 c[i][0], c[i][1], c[i][2], level[j]);
+			show(what, setsockopt(fd, level[j], 1, &v, sizeof(v)));
+		}
+		close(fd);
+	}
+	return 0;
+}
+
 static int recvargs_case(void)
 {
 	struct sockaddr_storage from;
@@ -988,6 +1027,8 @@ int main(int argc, char **argv)
 		return emptyargv_case(argv[0]);
 	if (argc == 2 && !strcmp(argv[1], "recvargs"))
 		return recvargs_case();
+	if (argc == 2 && !strcmp(argv[1], "sockopt"))
+		return sockopt_case();
 	if (getenv("EMPTYARGV")) {
 		printf("argc %d, argv[0] '%s'\n", argc, argc ? argv[0] : "(none)");
 		return argc;
@@ -998,6 +1039,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt\n");
 	return 2;
 }
