@@ -293,6 +293,8 @@ run_case "recvfrom, recvmsg, recvmmsg: their argument checks as the kernel's" \
 	"$TESTBIN/ltpcalls recvargs"
 run_case "getsockopt and setsockopt at an unknown level: each family's errno" \
 	"$TESTBIN/ltpcalls sockopt"
+run_case "mmap's checks in the kernel's order: offset, fd, length, address, type" \
+	"$TESTBIN/ltpcalls mmapargs"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

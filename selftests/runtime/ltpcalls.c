@@ -39,6 +39,8 @@
  *                      each datagram, the time left written back
  *   ltpcalls sockopt   getsockopt and setsockopt at levels no family has,
  *                      per family: each family's own errno
+ *   ltpcalls mmapargs  mmap's checks in the kernel's order: the offset,
+ *                      the fd, the length, the address, the type
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -964,6 +966,51 @@ static int sockopt_case(void)
 	return 0;
 }
 
+static void mmap_show(const char *what, void *addr, size_t len, int flags,
+		      int fd, off_t off)
+{
+	void *p = mmap(addr, len, PROT_READ | PROT_WRITE, flags, fd, off);
+
+	if (p == MAP_FAILED) {
+		printf("%s: -1 %s\n", what, strerrorname_np(errno));
+		return;
+	}
+	printf("%s: mapped%s\n", what, addr && p != addr ? " elsewhere" : "");
+	munmap(p, len);
+}
+
+static int mmapargs_case(void)
+{
+	const char *name = "ltpcalls.mmap";
+	int fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600), op;
+	char *page;
+
+	if (fd < 0 || ftruncate(fd, 4096))
+		return 1;
+	op = open(name, O_PATH);
+	mmap_show("length 0, fd -1", NULL, 0, MAP_SHARED, -1, 0);
+	mmap_show("length 0, fd 400", NULL, 0, MAP_SHARED, 400, 0);
+	mmap_show("length 0, offset 1, fd -1", NULL, 0, MAP_SHARED, -1, 1);
+	mmap_show("length 0", NULL, 0, MAP_SHARED, fd, 0);
+	mmap_show("type 0, fd -1", NULL, 4096, 0, -1, 0);
+	mmap_show("type 0", NULL, 4096, 0, fd, 0);
+	mmap_show("an O_PATH fd", NULL, 4096, MAP_SHARED, op, 0);
+	mmap_show("length -1", NULL, -1, MAP_PRIVATE, fd, 0);
+	mmap_show("anonymous, length -1", NULL, -1,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mmap_show("fixed, its end past 2^64", (void *)0x30000000,
+		  -0x20000000UL, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mmap_show("fixed, no replace, over a mapping, type 0", page, 4096,
+		  MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	mmap_show("shared, the file", NULL, 4096, MAP_SHARED, fd, 0);
+	munmap(page, 4096);
+	close(op);
+	close(fd);
+	unlink(name);
+	return 0;
+}
+
 static int recvargs_case(void)
 {
 	struct sockaddr_storage from;
@@ -1029,6 +1076,8 @@ int main(int argc, char **argv)
 		return recvargs_case();
 	if (argc == 2 && !strcmp(argv[1], "sockopt"))
 		return sockopt_case();
+	if (argc == 2 && !strcmp(argv[1], "mmapargs"))
+		return mmapargs_case();
 	if (getenv("EMPTYARGV")) {
 		printf("argc %d, argv[0] '%s'\n", argc, argc ? argv[0] : "(none)");
 		return argc;
@@ -1039,6 +1088,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs\n");
 	return 2;
 }
