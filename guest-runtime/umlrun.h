@@ -329,7 +329,7 @@ struct task {
 	/* Capabilities (cred.c) and prctl's per-thread settings (misc.c). */
 	uint64_t cap_eff, cap_prm, cap_inh, cap_bset, cap_amb;
 	int pdeath_signal;	/* PR_SET_PDEATHSIG: sent when the parent exits */
-	bool keepcaps;
+	unsigned int securebits; /* PR_SET_SECUREBITS, keepcaps among them */
 	bool no_new_privs;
 	uint64_t timer_slack_ns;
 	uint64_t cpumask;	/* sched_setaffinity's CPUs (policy.c) */

@@ -41,6 +41,9 @@
  *                      per family: each family's own errno
  *   ltpcalls mmapargs  mmap's checks in the kernel's order: the offset,
  *                      the fd, the length, the address, the type
+ *   ltpcalls securebits  PR_SET_SECUREBITS and PR_GET_SECUREBITS: EPERM
+ *                      without CAP_SETPCAP (and for unknown bits, locked
+ *                      ones), keepcaps as its bit, which execve clears
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -54,11 +57,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
@@ -1011,6 +1016,55 @@ static int mmapargs_case(void)
 	return 0;
 }
 
+static int securebits_case(const char *self)
+{
+	char *argv[] = { (char *)self, "securebits-exec", NULL };
+	pid_t c;
+	int st;
+
+	show("PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
+	show("PR_SET_SECUREBITS of bit 30", prctl(PR_SET_SECUREBITS, 1 << 30));
+	fflush(stdout);
+	c = fork();
+	if (c == 0) {
+		struct __user_cap_header_struct h = {
+			_LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct d[2];
+
+		if (syscall(SYS_capget, &h, d))
+			_exit(1);
+		d[0].effective &= ~(1U << CAP_SETPCAP);
+		if (syscall(SYS_capset, &h, d))
+			_exit(2);
+		show("without CAP_SETPCAP, PR_SET_SECUREBITS 0",
+		     prctl(PR_SET_SECUREBITS, 0));
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(c, &st, 0);
+	show("child's status", WEXITSTATUS(st));
+	show("PR_SET_KEEPCAPS 1", prctl(PR_SET_KEEPCAPS, 1));
+	show("PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
+	/* Allowed with CAP_SETPCAP only (root, in the VMs). */
+	show("PR_SET_SECUREBITS of keepcaps, locked",
+	     prctl(PR_SET_SECUREBITS, 0x30));
+	show("PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
+	show("PR_SET_KEEPCAPS 0", prctl(PR_SET_KEEPCAPS, 0));
+	show("PR_SET_SECUREBITS 0", prctl(PR_SET_SECUREBITS, 0));
+	show("PR_GET_KEEPCAPS", prctl(PR_GET_KEEPCAPS));
+	fflush(stdout);
+	c = fork();
+	if (c == 0) {
+		show("the child's PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
+		fflush(stdout);
+		execv(self, argv);
+		_exit(127);
+	}
+	waitpid(c, &st, 0);
+	show("child's status", WEXITSTATUS(st));
+	return 0;
+}
+
 static int recvargs_case(void)
 {
 	struct sockaddr_storage from;
@@ -1078,6 +1132,12 @@ int main(int argc, char **argv)
 		return sockopt_case();
 	if (argc == 2 && !strcmp(argv[1], "mmapargs"))
 		return mmapargs_case();
+	if (argc == 2 && !strcmp(argv[1], "securebits"))
+		return securebits_case(argv[0]);
+	if (argc == 2 && !strcmp(argv[1], "securebits-exec")) {
+		show("after execve, PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
+		return 0;
+	}
 	if (getenv("EMPTYARGV")) {
 		printf("argc %d, argv[0] '%s'\n", argc, argc ? argv[0] : "(none)");
 		return argc;
@@ -1088,6 +1148,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits\n");
 	return 2;
 }
