@@ -284,20 +284,30 @@ static bool sock_ready(int hostfd, short events)
 	return r != 0;
 }
 
-/* An AF_UNIX path name in @h: bind or connect through the guest's view. */
-static bool unix_path(const struct sockaddr_storage *h, socklen_t hlen)
+/*
+ * An AF_UNIX path name in @h for AF_UNIX socket @f: bind or connect
+ * through the guest's view.  (Other families say what they say of it.)
+ */
+static bool unix_path(const struct file *f, const struct sockaddr_storage *h,
+		      socklen_t hlen)
 {
 	const struct sockaddr_un *sun = (const struct sockaddr_un *)h;
 
-	return h->ss_family == AF_UNIX && hlen > sizeof(sa_family_t) &&
-	       sun->sun_path[0];
+	return f->sock_family == AF_UNIX && h->ss_family == AF_UNIX &&
+	       hlen > sizeof(sa_family_t) && sun->sun_path[0];
 }
 
+/*
+ * The path name in @h into @path (of sun_path's size and one more): a
+ * name longer than a sockaddr_un is EINVAL, as unix_validate_addr().
+ */
 static int unix_path_of(const struct sockaddr_storage *h, socklen_t hlen,
 			char *path)
 {
 	size_t n = hlen - offsetof(struct sockaddr_un, sun_path);
 
+	if (hlen > sizeof(struct sockaddr_un))
+		return -EINVAL;
 	memcpy(path, ((const struct sockaddr_un *)h)->sun_path, n);
 	path[n] = 0;
 	return 0;
@@ -319,9 +329,9 @@ long sys_bind(struct task *t, const uint64_t *a)
 	r = addr_in(t, a[1], a[2], &h, &hlen);
 	if (r < 0)
 		return r;
-	if (unix_path(&h, hlen)) {
-		unix_path_of(&h, hlen, path);
-		return unix_path_op(t, path, f->hostfd, true);
+	if (unix_path(f, &h, hlen)) {
+		r = unix_path_of(&h, hlen, path);
+		return r < 0 ? r : unix_path_op(t, path, f->hostfd, true);
 	}
 	return bind(f->hostfd, (struct sockaddr *)&h, hlen) < 0 ? -errno : 0;
 }
@@ -377,9 +387,10 @@ long sys_connect(struct task *t, const uint64_t *a)
 	r = addr_in(t, a[1], a[2], &h, &hlen);
 	if (r < 0)
 		return r;
-	if (unix_path(&h, hlen)) {
-		unix_path_of(&h, hlen, path);
-		r = unix_path_op(t, path, f->hostfd, false);
+	if (unix_path(f, &h, hlen)) {
+		r = unix_path_of(&h, hlen, path);
+		if (r == 0)
+			r = unix_path_op(t, path, f->hostfd, false);
 	} else {
 		r = connect(f->hostfd, (struct sockaddr *)&h, hlen) < 0 ? -errno : 0;
 	}
