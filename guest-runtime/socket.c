@@ -331,7 +331,8 @@ long sys_bind(struct task *t, const uint64_t *a)
 		return r;
 	if (unix_path(f, &h, hlen)) {
 		r = unix_path_of(&h, hlen, path);
-		return r < 0 ? r : unix_path_op(t, path, f->hostfd, true);
+		return r < 0 ? r : unix_path_op(t, path, f->hostfd, UNIX_BIND,
+						   NULL, 0);
 	}
 	return bind(f->hostfd, (struct sockaddr *)&h, hlen) < 0 ? -errno : 0;
 }
@@ -390,7 +391,8 @@ long sys_connect(struct task *t, const uint64_t *a)
 	if (unix_path(f, &h, hlen)) {
 		r = unix_path_of(&h, hlen, path);
 		if (r == 0)
-			r = unix_path_op(t, path, f->hostfd, false);
+			r = unix_path_op(t, path, f->hostfd, UNIX_CONNECT,
+					 NULL, 0);
 	} else {
 		r = connect(f->hostfd, (struct sockaddr *)&h, hlen) < 0 ? -errno : 0;
 	}
@@ -902,6 +904,30 @@ static bool would_wait(struct file *f, int flags)
 }
 
 /*
+ * The host's sendmsg of @g: to an AF_UNIX datagram socket's path name
+ * through the guest's view, as connect's (a stream ignores the name or
+ * refuses it, unix_stream_sendmsg()).  The bytes sent, or -1 and errno.
+ */
+static ssize_t host_sendmsg(struct task *t, struct file *f, struct gmsg *g,
+			    int flags)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	long r;
+
+	if (!g->m.msg_name || f->sock_type != SOCK_DGRAM ||
+	    !unix_path(f, &g->name, g->m.msg_namelen))
+		return sendmsg(f->hostfd, &g->m, flags);
+	r = unix_path_of(&g->name, g->m.msg_namelen, path);
+	if (r == 0)
+		r = unix_path_op(t, path, f->hostfd, UNIX_SEND, &g->m, flags);
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	return r;
+}
+
+/*
  * sendmsg with the guest's flags: a blocking stream socket sends it all
  * (t->sys_done keeps the progress across waits), as the kernel does.
  */
@@ -927,7 +953,7 @@ static long do_sendmsg(struct task *t, struct file *f, struct gmsg *g,
 	for (;;) {
 		g->iov.iov_base = g->buf + t->sys_done;
 		g->iov.iov_len = total - t->sys_done;
-		n = sendmsg(f->hostfd, &g->m, (flags | MSG_DONTWAIT | MSG_NOSIGNAL));
+		n = host_sendmsg(t, f, g, flags | MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0 && errno == EAGAIN && would_wait(f, flags)) {
 			long r = sock_block(t, f, POLLOUT);
 

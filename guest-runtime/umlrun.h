@@ -429,7 +429,9 @@ void itimer_dequeued(struct proc *p);
 int64_t posix_timers_fire(int64_t now);
 
 /* fs.c, for socket.c and xattr.c */
-int unix_path_op(struct task *t, const char *path, int sock, bool bind_it);
+enum unix_op { UNIX_BIND, UNIX_CONNECT, UNIX_SEND };
+long unix_path_op(struct task *t, const char *path, int sock, enum unix_op op,
+		  struct msghdr *m, int flags);
 int path_open_opath(struct task *t, uint64_t upath, bool follow);
 struct task *task_by_tid(int tid);
 #define PID_MAX		32768	/* the guest's pid_max */

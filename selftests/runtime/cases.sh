@@ -297,6 +297,8 @@ run_case "mmap's checks in the kernel's order: offset, fd, length, address, type
 	"$TESTBIN/ltpcalls mmapargs"
 run_case "PR_SET_SECUREBITS needs CAP_SETPCAP; keepcaps is its bit, execve clears it" \
 	"$TESTBIN/ltpcalls securebits"
+run_case "sendto and sendmsg of AF_UNIX datagrams to path names, as bind's and connect's" \
+	"$TESTBIN/ltpcalls unixsend"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

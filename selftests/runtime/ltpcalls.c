@@ -44,6 +44,9 @@
  *   ltpcalls securebits  PR_SET_SECUREBITS and PR_GET_SECUREBITS: EPERM
  *                      without CAP_SETPCAP (and for unknown bits, locked
  *                      ones), keepcaps as its bit, which execve clears
+ *   ltpcalls unixsend  sendto and sendmsg of AF_UNIX datagrams to path
+ *                      names, resolved as bind's and connect's (needs a
+ *                      writable cwd: --rw)
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -71,7 +74,9 @@
 #include <sys/socket.h>
 #include <sys/ioctl.h>
 #include <termios.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1065,6 +1070,104 @@ static int securebits_case(const char *self)
 	return 0;
 }
 
+static int unix_bound(const char *path, int type)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, type, 0);
+
+	strcpy(sun.sun_path, path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)))
+		return -1;
+	return fd;
+}
+
+static void unix_sendto(const char *what, int fd, const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+	strcpy(sun.sun_path, path);
+	show(what, sendto(fd, path, strlen(path), 0, (struct sockaddr *)&sun,
+			  sizeof(sun)));
+}
+
+static void unix_recv(int fd)
+{
+	char buf[64];
+	long r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+	show("  received", r);
+	if (r > 0)
+		printf("  %.*s\n", (int)r, buf);
+}
+
+static int unixsend_case(void)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct iovec iov = { "by sendmsg", 10 };
+	struct msghdr m = { .msg_name = &sun, .msg_namelen = sizeof(sun),
+			    .msg_iov = &iov, .msg_iovlen = 1 };
+	int a, b, s, l, sv[2], fd;
+
+	unlink("ltpcalls.sock");
+	unlink("ltpcalls.d/s");
+	unlink("ltpcalls.file");
+	rmdir("ltpcalls.d");
+	if (mkdir("ltpcalls.d", 0700))
+		return 1;
+	fd = open("ltpcalls.file", O_CREAT | O_WRONLY, 0600);
+	a = unix_bound("ltpcalls.sock", SOCK_DGRAM);
+	b = unix_bound("ltpcalls.d/s", SOCK_DGRAM);
+	l = unix_bound("ltpcalls.d/l", SOCK_STREAM);
+	s = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (fd < 0 || a < 0 || b < 0 || l < 0 || s < 0 || listen(l, 1))
+		return 2;
+	unix_sendto("sendto ltpcalls.sock", s, "ltpcalls.sock");
+	unix_recv(a);
+	unix_sendto("sendto ltpcalls.d/s", s, "ltpcalls.d/s");
+	unix_recv(b);
+	unix_sendto("sendto ./ltpcalls.d/../ltpcalls.d/s", s,
+		    "./ltpcalls.d/../ltpcalls.d/s");
+	unix_recv(b);
+	strcpy(sun.sun_path, "ltpcalls.sock");
+	show("sendmsg to ltpcalls.sock", sendmsg(s, &m, 0));
+	unix_recv(a);
+	/* Names relative to a cwd of the guest's own (the runtime's is not). */
+	if (chdir("ltpcalls.d"))
+		return 4;
+	unix_sendto("in ltpcalls.d: sendto s", s, "s");
+	unix_recv(b);
+	strcpy(sun.sun_path, "../ltpcalls.sock");
+	show("in ltpcalls.d: sendmsg to ../ltpcalls.sock", sendmsg(s, &m, 0));
+	unix_recv(a);
+	if (chdir(".."))
+		return 5;
+	unix_sendto("sendto a name that is not there", s, "ltpcalls.none");
+	unix_sendto("sendto a regular file", s, "ltpcalls.file");
+	unix_sendto("sendto a stream socket's name", s, "ltpcalls.d/l");
+	close(s);
+	/* A stream refuses a name, whatever it names (unix_stream_sendmsg()). */
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	unix_sendto("stream, not connected: sendto ltpcalls.sock", s,
+		    "ltpcalls.sock");
+	close(s);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return 3;
+	unix_sendto("stream, connected: sendto ltpcalls.sock", sv[0],
+		    "ltpcalls.sock");
+	close(sv[0]);
+	close(sv[1]);
+	close(a);
+	close(b);
+	close(l);
+	close(fd);
+	unlink("ltpcalls.sock");
+	unlink("ltpcalls.d/s");
+	unlink("ltpcalls.d/l");
+	unlink("ltpcalls.file");
+	rmdir("ltpcalls.d");
+	return 0;
+}
+
 static int recvargs_case(void)
 {
 	struct sockaddr_storage from;
@@ -1132,6 +1235,8 @@ int main(int argc, char **argv)
 		return sockopt_case();
 	if (argc == 2 && !strcmp(argv[1], "mmapargs"))
 		return mmapargs_case();
+	if (argc == 2 && !strcmp(argv[1], "unixsend"))
+		return unixsend_case();
 	if (argc == 2 && !strcmp(argv[1], "securebits"))
 		return securebits_case(argv[0]);
 	if (argc == 2 && !strcmp(argv[1], "securebits-exec")) {
@@ -1148,6 +1253,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend\n");
 	return 2;
 }
