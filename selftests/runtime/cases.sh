@@ -299,6 +299,8 @@ run_case "PR_SET_SECUREBITS needs CAP_SETPCAP; keepcaps is its bit, execve clear
 	"$TESTBIN/ltpcalls securebits"
 run_case "sendto and sendmsg of AF_UNIX datagrams to path names, as bind's and connect's" \
 	"$TESTBIN/ltpcalls unixsend"
+run_case "readahead and sync_file_range: the kernel's checks, then the host file's" \
+	"$TESTBIN/ltpcalls rasync"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

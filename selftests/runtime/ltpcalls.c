@@ -47,6 +47,8 @@
  *   ltpcalls unixsend  sendto and sendmsg of AF_UNIX datagrams to path
  *                      names, resolved as bind's and connect's (needs a
  *                      writable cwd: --rw)
+ *   ltpcalls rasync    readahead and sync_file_range: regular files, and
+ *                      the kernel's errors for the others and bad input
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -1168,6 +1170,74 @@ static int unixsend_case(void)
 	return 0;
 }
 
+static void ra_show(const char *what, int fd, long off, long count)
+{
+	show(what, syscall(SYS_readahead, fd, off, count));
+}
+
+static void sfr_show(const char *what, int fd, long off, long n,
+		     unsigned int flags)
+{
+	show(what, syscall(SYS_sync_file_range, fd, off, n, flags));
+}
+
+static int rasync_case(void)
+{
+	const char *name = "ltpcalls.ra";
+	int fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600), wr, op, dir;
+	int p[2], sv[2];
+	char buf[8192] = { 1 };
+
+	if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf) || pipe(p) ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return 1;
+	wr = open(name, O_WRONLY);
+	op = open(name, O_PATH);
+	dir = open(".", O_RDONLY | O_DIRECTORY);
+	ra_show("readahead of a file", fd, 0, 8192);
+	ra_show("readahead past its end", fd, 1 << 20, 4096);
+	ra_show("readahead at -1", fd, -1, 4096);
+	ra_show("readahead of a length past 2^63", fd, 0, -1);
+	ra_show("readahead of a write-only fd", wr, 0, 4096);
+	ra_show("readahead of an O_PATH fd", op, 0, 4096);
+	ra_show("readahead of fd 400", 400, 0, 4096);
+	ra_show("readahead of a pipe", p[0], 0, 4096);
+	ra_show("readahead of a socket", sv[0], 0, 4096);
+	ra_show("readahead of a directory", dir, 0, 4096);
+	sfr_show("sync_file_range, write", fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range, all three", fd, 0, 4096,
+		 SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+		 SYNC_FILE_RANGE_WAIT_AFTER);
+	sfr_show("sync_file_range, no flags", fd, 0, 4096, 0);
+	sfr_show("sync_file_range, flag 8", fd, 0, 4096, 8);
+	sfr_show("sync_file_range at -1", fd, -1, 4096, SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of -1 bytes", fd, 0, -1,
+		 SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range, its end past 2^63", fd, 1L << 62, 3L << 61,
+		 SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of a write-only fd", wr, 0, 0,
+		 SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of an O_PATH fd", op, 0, 0,
+		 SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of fd 400", 400, 0, 0, SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of a pipe", p[1], 0, 0, SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of a pipe, flag 8", p[1], 0, 0, 8);
+	sfr_show("sync_file_range of a socket", sv[0], 0, 0,
+		 SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of a directory", dir, 0, 0,
+		 SYNC_FILE_RANGE_WRITE);
+	close(fd);
+	close(wr);
+	close(op);
+	close(dir);
+	close(p[0]);
+	close(p[1]);
+	close(sv[0]);
+	close(sv[1]);
+	unlink(name);
+	return 0;
+}
+
 static int recvargs_case(void)
 {
 	struct sockaddr_storage from;
@@ -1237,6 +1307,8 @@ int main(int argc, char **argv)
 		return mmapargs_case();
 	if (argc == 2 && !strcmp(argv[1], "unixsend"))
 		return unixsend_case();
+	if (argc == 2 && !strcmp(argv[1], "rasync"))
+		return rasync_case();
 	if (argc == 2 && !strcmp(argv[1], "securebits"))
 		return securebits_case(argv[0]);
 	if (argc == 2 && !strcmp(argv[1], "securebits-exec")) {
@@ -1253,6 +1325,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync\n");
 	return 2;
 }
