@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/capability.h>
+#include <linux/securebits.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -67,6 +68,7 @@ void cred_inherit(struct task *c, const struct task *t)
  */
 void cred_exec(struct task *t)
 {
+	t->securebits &= ~SECBIT_KEEP_CAPS;	/* cap_bprm_creds_from_file() */
 	if (geteuid() == 0 || getuid() == 0) {
 		t->cap_prm = t->cap_bset | t->cap_inh;
 		t->cap_eff = geteuid() == 0 ? t->cap_prm : 0;
@@ -161,12 +163,51 @@ long sys_capset(struct task *t, const uint64_t *a)
 	return 0;
 }
 
-/* PR_CAPBSET_* and PR_CAP_AMBIENT; -ENOSYS if @a is not one of them. */
+/*
+ * PR_SET_SECUREBITS as cap_task_prctl(): EPERM for a locked bit changed,
+ * a lock undone, a bit the kernel does not know, or without CAP_SETPCAP.
+ * Of the bits only keepcaps and SECBIT_NO_CAP_AMBIENT_RAISE act here: the
+ * ids never change, so the setuid fixups and SECBIT_NOROOT have nothing
+ * to do.
+ */
+static long set_securebits(struct task *t, uint64_t bits)
+{
+	uint64_t old = t->securebits;
+
+	if ((((old & SECURE_ALL_LOCKS) >> 1) & (old ^ bits)) ||
+	    (old & SECURE_ALL_LOCKS & ~bits) ||
+	    (bits & ~(uint64_t)(SECURE_ALL_LOCKS | SECURE_ALL_BITS)) ||
+	    !(t->cap_eff & (1ULL << CAP_SETPCAP)))
+		return -EPERM;
+	t->securebits = bits;
+	return 0;
+}
+
+/*
+ * PR_CAPBSET_*, PR_CAP_AMBIENT, the securebits and keepcaps; -ENOSYS if @a
+ * is not one of them.
+ */
 long cred_prctl(struct task *t, const uint64_t *a)
 {
 	uint64_t bit = a[1] < 64 ? 1ULL << a[1] : 0;
 
 	switch (a[0]) {
+	case PR_GET_SECUREBITS:
+		return t->securebits;
+	case PR_SET_SECUREBITS:
+		return set_securebits(t, a[1]);
+	case PR_GET_KEEPCAPS:
+		return !!(t->securebits & SECBIT_KEEP_CAPS);
+	case PR_SET_KEEPCAPS:
+		if (a[1] > 1)
+			return -EINVAL;
+		if (t->securebits & SECBIT_KEEP_CAPS_LOCKED)
+			return -EPERM;
+		if (a[1])
+			t->securebits |= SECBIT_KEEP_CAPS;
+		else
+			t->securebits &= ~SECBIT_KEEP_CAPS;
+		return 0;
 	case PR_CAPBSET_READ:
 		return cap_known(a[1]) ? !!(t->cap_bset & bit) : -EINVAL;
 	case PR_CAPBSET_DROP:
@@ -192,7 +233,8 @@ long cred_prctl(struct task *t, const uint64_t *a)
 		case PR_CAP_AMBIENT_IS_SET:
 			return !!(t->cap_amb & bit);
 		case PR_CAP_AMBIENT_RAISE:
-			if (!(t->cap_prm & bit) || !(t->cap_inh & bit))
+			if (!(t->cap_prm & bit) || !(t->cap_inh & bit) ||
+			    (t->securebits & SECBIT_NO_CAP_AMBIENT_RAISE))
 				return -EPERM;
 			t->cap_amb |= bit;
 			return 0;

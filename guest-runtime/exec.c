@@ -148,7 +148,6 @@ static int exec_commit(struct task *t, int fd, int ifd, const char *path,
 	sig_exec_reset(p);
 	cred_exec(t);
 	posix_timers_free(p);
-	t->keepcaps = false;
 	personality_exec(t);
 	p->dumpable = true;
 	fast_proc_sync(p);

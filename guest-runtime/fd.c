@@ -1060,6 +1060,33 @@ long sys_fadvise64(struct task *t, const uint64_t *a)
 	return syscall(SYS_fadvise64, f->hostfd, a[1], a[2], (int)a[3]) < 0 ? -errno : 0;
 }
 
+/*
+ * readahead and sync_file_range: the guest's fd as fdget() finds it (no
+ * O_PATH file; readahead needs one opened for reading, FMODE_READ), then
+ * the host's call on the host fd, which makes the kernel's checks of the
+ * file's type (readahead: EINVAL unless regular or a block device;
+ * sync_file_range: ESPIPE for a pipe or socket), the flags and the range.
+ */
+long sys_readahead(struct task *t, const uint64_t *a)
+{
+	struct fdent *e = fd_ent(t, a[0]);
+
+	if (!e || (e->f->flags & O_PATH) ||
+	    (e->f->flags & O_ACCMODE) == O_WRONLY)
+		return -EBADF;
+	return syscall(SYS_readahead, e->f->hostfd, a[1], a[2]) < 0 ? -errno : 0;
+}
+
+long sys_sync_file_range(struct task *t, const uint64_t *a)
+{
+	struct fdent *e = fd_ent(t, a[0]);
+
+	if (!e || (e->f->flags & O_PATH))
+		return -EBADF;
+	return syscall(SYS_sync_file_range, e->f->hostfd, a[1], a[2],
+		       (unsigned int)a[3]) < 0 ? -errno : 0;
+}
+
 long sys_fallocate(struct task *t, const uint64_t *a)
 {
 	struct file *f;

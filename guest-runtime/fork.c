@@ -62,7 +62,7 @@ static void clone_tids(struct task *t, struct task *c, uint64_t flags,
 static void task_inherit(struct task *c, const struct task *t)
 {
 	cred_inherit(c, t);
-	c->keepcaps = t->keepcaps;
+	c->securebits = t->securebits;
 	c->no_new_privs = t->no_new_privs;
 	c->timer_slack_ns = t->timer_slack_ns;
 	c->cpumask = t->cpumask;

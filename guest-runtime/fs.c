@@ -1123,21 +1123,24 @@ static void guest_sock_add(const struct stat *st)
 }
 
 /*
- * bind (@bind) or connect host socket @sock to the guest's path name
+ * bind, connect or send (@op) host socket @sock to the guest's path name
  * @path, resolved as every guest path is (its cwd, --root).  The kernel
  * takes a socket's name relative to the caller's cwd, so the runtime
  * makes the call from the directory the name lies in and goes back.
- * bind creates a file (--rw only); connect reaches only a socket a guest
- * bound, unless --net=host.  0 or -errno (EINPROGRESS for a connect that
- * goes on).
+ * bind creates a file (--rw only); connect and a datagram's send (of @m,
+ * the host's sendmsg @flags; its name is set here) reach only a socket a
+ * guest bound, unless --net=host.  0 (a send: the bytes sent) or -errno
+ * (EINPROGRESS for a connect that goes on).
  */
-int unix_path_op(struct task *t, const char *path, int sock, bool bind_it)
+long unix_path_op(struct task *t, const char *path, int sock, enum unix_op op,
+		  struct msghdr *m, int flags)
 {
 	static int runtime_cwd = -1;
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	bool bind_it = op == UNIX_BIND;
 	struct hpath hp;
 	struct stat st;
-	int r;
+	long r;
 
 	if (runtime_cwd < 0)
 		runtime_cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -1164,9 +1167,23 @@ int unix_path_op(struct task *t, const char *path, int sock, bool bind_it)
 		r = -errno;
 		goto out;
 	}
-	r = (bind_it ? bind(sock, (struct sockaddr *)&sun, sizeof(sun))
-		     : connect(sock, (struct sockaddr *)&sun, sizeof(sun))) < 0 ?
-	    -errno : 0;
+	if (op == UNIX_SEND) {
+		void *name = m->msg_name;
+		socklen_t namelen = m->msg_namelen;
+
+		m->msg_name = &sun;
+		m->msg_namelen = sizeof(sun);
+		r = sendmsg(sock, m, flags);
+		if (r < 0)
+			r = -errno;
+		m->msg_name = name;
+		m->msg_namelen = namelen;
+	} else {
+		r = bind_it ? bind(sock, (struct sockaddr *)&sun, sizeof(sun))
+			    : connect(sock, (struct sockaddr *)&sun, sizeof(sun));
+		if (r < 0)
+			r = -errno;
+	}
 	if (r == 0 && bind_it && fstatat(AT_FDCWD, sun.sun_path, &st, 0) == 0)
 		guest_sock_add(&st);
 	if (hp.dirfd != AT_FDCWD && fchdir(runtime_cwd) < 0)

@@ -242,13 +242,6 @@ long sys_prctl(struct task *t, const uint64_t *a)
 		return 0;
 	case PR_GET_DUMPABLE:
 		return t->p->dumpable;
-	case PR_SET_KEEPCAPS:
-		if (a[1] > 1)
-			return -EINVAL;
-		t->keepcaps = a[1];
-		return 0;
-	case PR_GET_KEEPCAPS:
-		return t->keepcaps;
 	case PR_SET_TIMERSLACK:
 		t->timer_slack_ns = (int64_t)a[1] <= 0 ? 50000 : a[1];
 		return 0;

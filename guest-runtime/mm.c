@@ -359,9 +359,39 @@ long sys_mmap(struct task *t, const uint64_t *a)
 	struct file *file = NULL;
 	int r;
 
-	if (!a[1] || !len || (off & (PAGE_SIZE - 1)) || (addr & (PAGE_SIZE - 1) &&
-							 (flags & MAP_FIXED)))
+	/*
+	 * The kernel's order: the offset (x86's sys_mmap), the fd
+	 * (ksys_mmap_pgoff()), then do_mmap()'s length, address and, last,
+	 * the mapping's type.
+	 */
+	if (off & (PAGE_SIZE - 1))
 		return -EINVAL;
+	if (!(flags & MAP_ANONYMOUS)) {
+		file = fd_lookup(t, (int)a[4]);
+		if (!file)
+			return -EBADF;
+	}
+	if (!a[1])
+		return -EINVAL;
+	if (!len)
+		return -ENOMEM;
+	if ((addr & (PAGE_SIZE - 1)) && (flags & MAP_FIXED))
+		return -EINVAL;
+	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+		if (addr < UML_GUEST_MIN || addr > mm->top ||
+		    len > mm->top - addr ||
+		    overlaps_reserved(mm, addr, addr + len))
+			return -ENOMEM;
+		if ((flags & MAP_FIXED_NOREPLACE) &&
+		    !mm_is_free(mm, addr, addr + len))
+			return -EEXIST;
+	} else {
+		addr = PAGE_DOWN(addr);
+		if (!addr || !mm_is_free(mm, addr, addr + len))
+			addr = mm_find_free(mm, len);
+		if (!addr)
+			return -ENOMEM;
+	}
 	switch (flags & MAP_TYPE) {
 	case MAP_SHARED:
 	case MAP_SHARED_VALIDATE:
@@ -376,24 +406,6 @@ long sys_mmap(struct task *t, const uint64_t *a)
 	if (flags & MAP_ANONYMOUS) {
 		uflags |= UML_MAP_ANONYMOUS;
 		off = 0;
-	} else {
-		file = fd_lookup(t, (int)a[4]);
-		if (!file)
-			return -EBADF;
-	}
-	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
-		if (addr < UML_GUEST_MIN || addr + len > mm->top ||
-		    overlaps_reserved(mm, addr, addr + len))
-			return -ENOMEM;
-		if ((flags & MAP_FIXED_NOREPLACE) &&
-		    !mm_is_free(mm, addr, addr + len))
-			return -EEXIST;
-	} else {
-		addr = PAGE_DOWN(addr);
-		if (!addr || !mm_is_free(mm, addr, addr + len))
-			addr = mm_find_free(mm, len);
-		if (!addr)
-			return -ENOMEM;
 	}
 	r = mm_map(t, addr, len, prot & 7, uflags, file, off);
 	return r < 0 ? r : (long)addr;

@@ -39,6 +39,9 @@
 #define MAX_ADDR	((int)sizeof(struct sockaddr_storage))
 #define MAX_CONTROL	4096
 #define IO_MAX		(1 << 20)
+#ifndef MSG_CMSG_COMPAT
+#define MSG_CMSG_COMPAT	0x80000000U	/* the kernel's, not in libc's headers */
+#endif
 
 /* ---- addresses ---- */
 
@@ -281,20 +284,30 @@ static bool sock_ready(int hostfd, short events)
 	return r != 0;
 }
 
-/* An AF_UNIX path name in @h: bind or connect through the guest's view. */
-static bool unix_path(const struct sockaddr_storage *h, socklen_t hlen)
+/*
+ * An AF_UNIX path name in @h for AF_UNIX socket @f: bind or connect
+ * through the guest's view.  (Other families say what they say of it.)
+ */
+static bool unix_path(const struct file *f, const struct sockaddr_storage *h,
+		      socklen_t hlen)
 {
 	const struct sockaddr_un *sun = (const struct sockaddr_un *)h;
 
-	return h->ss_family == AF_UNIX && hlen > sizeof(sa_family_t) &&
-	       sun->sun_path[0];
+	return f->sock_family == AF_UNIX && h->ss_family == AF_UNIX &&
+	       hlen > sizeof(sa_family_t) && sun->sun_path[0];
 }
 
+/*
+ * The path name in @h into @path (of sun_path's size and one more): a
+ * name longer than a sockaddr_un is EINVAL, as unix_validate_addr().
+ */
 static int unix_path_of(const struct sockaddr_storage *h, socklen_t hlen,
 			char *path)
 {
 	size_t n = hlen - offsetof(struct sockaddr_un, sun_path);
 
+	if (hlen > sizeof(struct sockaddr_un))
+		return -EINVAL;
 	memcpy(path, ((const struct sockaddr_un *)h)->sun_path, n);
 	path[n] = 0;
 	return 0;
@@ -316,9 +329,10 @@ long sys_bind(struct task *t, const uint64_t *a)
 	r = addr_in(t, a[1], a[2], &h, &hlen);
 	if (r < 0)
 		return r;
-	if (unix_path(&h, hlen)) {
-		unix_path_of(&h, hlen, path);
-		return unix_path_op(t, path, f->hostfd, true);
+	if (unix_path(f, &h, hlen)) {
+		r = unix_path_of(&h, hlen, path);
+		return r < 0 ? r : unix_path_op(t, path, f->hostfd, UNIX_BIND,
+						   NULL, 0);
 	}
 	return bind(f->hostfd, (struct sockaddr *)&h, hlen) < 0 ? -errno : 0;
 }
@@ -374,9 +388,11 @@ long sys_connect(struct task *t, const uint64_t *a)
 	r = addr_in(t, a[1], a[2], &h, &hlen);
 	if (r < 0)
 		return r;
-	if (unix_path(&h, hlen)) {
-		unix_path_of(&h, hlen, path);
-		r = unix_path_op(t, path, f->hostfd, false);
+	if (unix_path(f, &h, hlen)) {
+		r = unix_path_of(&h, hlen, path);
+		if (r == 0)
+			r = unix_path_op(t, path, f->hostfd, UNIX_CONNECT,
+					 NULL, 0);
 	} else {
 		r = connect(f->hostfd, (struct sockaddr *)&h, hlen) < 0 ? -errno : 0;
 	}
@@ -490,6 +506,13 @@ long sys_shutdown(struct task *t, const uint64_t *a)
  * the kernel's checks.  Those that reach beyond the socket (a device, a
  * mark, a filter program's privileges...) are refused with ENOPROTOOPT.
  */
+static bool sockopt_level_ok(int level)
+{
+	return level == SOL_SOCKET || level == IPPROTO_TCP ||
+	       level == IPPROTO_UDP || level == IPPROTO_IP ||
+	       level == IPPROTO_IPV6;
+}
+
 static bool sockopt_ok(int level, int name)
 {
 	if (level == SOL_SOCKET) {
@@ -505,8 +528,32 @@ static bool sockopt_ok(int level, int name)
 		}
 		return true;
 	}
-	return level == IPPROTO_TCP || level == IPPROTO_UDP ||
-	       level == IPPROTO_IP || level == IPPROTO_IPV6;
+	return sockopt_level_ok(level);
+}
+
+/*
+ * What the kernel answers for an option sockopt_ok() refuses: ENOPROTOOPT
+ * for a name refused at a level the runtime passes on; at any other
+ * level, what the family says of a level not its own.  AF_UNIX has no
+ * handler (do_sock_getsockopt(): EOPNOTSUPP); IPv4's do_ip_getsockopt()
+ * says EOPNOTSUPP, do_ip_setsockopt() ENOPROTOOPT, and so does MPTCP
+ * (mptcp_getsockopt(), mptcp_supported_sockopt()) in either family;
+ * IPv6's ipv6_getsockopt() and ipv6_setsockopt() say ENOPROTOOPT.
+ */
+static long sockopt_refused(struct file *f, int level, bool set)
+{
+	int proto = 0;
+	socklen_t len = sizeof(proto);
+
+	if (sockopt_level_ok(level))
+		return -ENOPROTOOPT;
+	if (f->sock_family == AF_UNIX)
+		return -EOPNOTSUPP;
+	if (f->sock_family == AF_INET6 &&
+	    (getsockopt(f->hostfd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) < 0 ||
+	     proto != IPPROTO_MPTCP))
+		return -ENOPROTOOPT;
+	return set ? -ENOPROTOOPT : -EOPNOTSUPP;
 }
 
 long sys_setsockopt(struct task *t, const uint64_t *a)
@@ -524,7 +571,7 @@ long sys_setsockopt(struct task *t, const uint64_t *a)
 	if (f->sock_family == AF_NETLINK && a[1] != SOL_SOCKET)
 		return netlink_sockopt(t, a, true);
 	if (!sockopt_ok(a[1], a[2]))
-		return -ENOPROTOOPT;
+		return sockopt_refused(f, a[1], true);
 	if (len > (int)sizeof(buf))
 		len = sizeof(buf);
 	if (copy_from_guest(t, buf, a[3], len) < 0)
@@ -587,7 +634,7 @@ long sys_getsockopt(struct task *t, const uint64_t *a)
 	     a[2] == SO_PROTOCOL))
 		return netlink_sockopt(t, a, false);
 	if (!sockopt_ok(a[1], a[2]))
-		return -ENOPROTOOPT;
+		return sockopt_refused(f, a[1], false);
 	if (copy_from_guest(t, &len, a[4], sizeof(len)) < 0)
 		return -EFAULT;
 	if (len < 0)
@@ -719,6 +766,11 @@ static long msg_in(struct task *t, uint64_t umsg, struct gmsg *g, bool recv)
 
 	if (copy_from_guest(t, &gm, umsg, sizeof(gm)) < 0)
 		return -EFAULT;
+	/* __copy_msghdr(): the name's length is an int, clamped. */
+	if (gm.msg_name && (int)gm.msg_namelen < 0)
+		return -EINVAL;
+	if (gm.msg_namelen > MAX_ADDR)
+		gm.msg_namelen = MAX_ADDR;
 	if (gm.msg_iovlen > ARRAY_SIZE(iov))
 		return -EMSGSIZE;
 	if (copy_from_guest(t, iov, (uint64_t)gm.msg_iov,
@@ -740,11 +792,17 @@ static long msg_in(struct task *t, uint64_t umsg, struct gmsg *g, bool recv)
 	g->iov.iov_len = total;
 	g->m.msg_iov = &g->iov;
 	g->m.msg_iovlen = 1;
-	if (gm.msg_controllen > MAX_CONTROL)
+	/*
+	 * Control data to send must fit the runtime's buffer (the kernel's
+	 * limit is optmem_max); a larger buffer to receive into is fine, as
+	 * there: MAX_CONTROL holds more than SCM_MAX_FD fds.
+	 */
+	if (gm.msg_controllen > MAX_CONTROL && !recv)
 		return -ENOBUFS;
 	if (gm.msg_control && gm.msg_controllen) {
 		g->m.msg_control = g->control;
-		g->m.msg_controllen = gm.msg_controllen;
+		g->m.msg_controllen = gm.msg_controllen < MAX_CONTROL ?
+				      gm.msg_controllen : MAX_CONTROL;
 		if (!recv && copy_from_guest(t, g->control, (uint64_t)gm.msg_control,
 					     gm.msg_controllen) < 0)
 			return -EFAULT;
@@ -846,6 +904,30 @@ static bool would_wait(struct file *f, int flags)
 }
 
 /*
+ * The host's sendmsg of @g: to an AF_UNIX datagram socket's path name
+ * through the guest's view, as connect's (a stream ignores the name or
+ * refuses it, unix_stream_sendmsg()).  The bytes sent, or -1 and errno.
+ */
+static ssize_t host_sendmsg(struct task *t, struct file *f, struct gmsg *g,
+			    int flags)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	long r;
+
+	if (!g->m.msg_name || f->sock_type != SOCK_DGRAM ||
+	    !unix_path(f, &g->name, g->m.msg_namelen))
+		return sendmsg(f->hostfd, &g->m, flags);
+	r = unix_path_of(&g->name, g->m.msg_namelen, path);
+	if (r == 0)
+		r = unix_path_op(t, path, f->hostfd, UNIX_SEND, &g->m, flags);
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	return r;
+}
+
+/*
  * sendmsg with the guest's flags: a blocking stream socket sends it all
  * (t->sys_done keeps the progress across waits), as the kernel does.
  */
@@ -871,7 +953,7 @@ static long do_sendmsg(struct task *t, struct file *f, struct gmsg *g,
 	for (;;) {
 		g->iov.iov_base = g->buf + t->sys_done;
 		g->iov.iov_len = total - t->sys_done;
-		n = sendmsg(f->hostfd, &g->m, (flags | MSG_DONTWAIT | MSG_NOSIGNAL));
+		n = host_sendmsg(t, f, g, flags | MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0 && errno == EAGAIN && would_wait(f, flags)) {
 			long r = sock_block(t, f, POLLOUT);
 
@@ -955,10 +1037,14 @@ static long do_recvmsg(struct task *t, struct file *f, struct gmsg *g,
 /* sendmsg or (@recv) recvmsg of the guest's msghdr at a[1]. */
 static long sock_msg(struct task *t, const uint64_t *a, bool recv)
 {
-	struct gmsg *g = calloc(1, sizeof(*g));
+	struct gmsg *g;
 	struct file *f;
 	long r;
 
+	/* A 32-bit flag of the compat calls, refused first (__sys_recvmsg()). */
+	if ((unsigned int)a[2] & MSG_CMSG_COMPAT)
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
 	f = sock_lookup(t, a[0], &r);
@@ -1041,22 +1127,68 @@ long sys_recvfrom(struct task *t, const uint64_t *a)
 		g->m.msg_namelen = a[4] ? sizeof(g->name) : 0;
 		r = do_recvmsg(t, f, g, a[3] & ~MSG_CMSG_CLOEXEC);
 	}
-	if (f && r >= 0 && a[4] && addr_out(t, &g->name, g->m.msg_namelen, a[4], a[5]) < 0)
-		r = -EFAULT;
+	/*
+	 * The datagram is gone already when its address cannot go back, as
+	 * in __sys_recvfrom(): an address length below 0 is EINVAL then.
+	 */
+	if (f && r >= 0 && a[4]) {
+		long e = addr_out(t, &g->name, g->m.msg_namelen, a[4], a[5]);
+
+		if (e < 0)
+			r = e;
+	}
 	free(g->buf);
 	free(g);
 	return r;
 }
 
-/* sendmmsg/recvmmsg: one message after another, as far as they go. */
+/*
+ * recvmmsg's timeout at guest @uts, checked as do_recvmmsg() does before
+ * the fd: its end in t->sys_end, on the syscall's first call only (a
+ * wait for the first datagram keeps it).  0, -EFAULT or -EINVAL.
+ */
+static int mmsg_timeout(struct task *t, uint64_t uts)
+{
+	struct timespec ts;
+	int r;
+
+	if (!uts || t->sys_again)
+		return 0;
+	r = timespec_from_guest(t, uts, &ts);
+	if (r)
+		return r;
+	t->sys_end = ns_after(timespec_ns(&ts));
+	return 0;
+}
+
+/*
+ * sendmmsg/recvmmsg: one message after another, as far as they go.  Only
+ * the first may wait.  recvmmsg's timeout is checked after each datagram,
+ * as in the kernel (it does not end a wait), and the time left goes back
+ * once one came; MSG_WAITFORONE is the runtime's way already.
+ */
 static long mmsg(struct task *t, const uint64_t *a, bool recv)
 {
 	unsigned int vlen = a[2] < 1024 ? a[2] : 1024, i;	/* UIO_MAXIOV */
 	const size_t sz = sizeof(struct mmsghdr);
+	uint64_t flags = (unsigned int)a[3];
+	int64_t left = 0;
+	struct file *f;
 	long r = 0;
 
+	if (flags & MSG_CMSG_COMPAT)
+		return -EINVAL;
+	if (recv) {
+		r = mmsg_timeout(t, a[4]);
+		if (r)
+			return r;
+		flags &= ~(uint64_t)MSG_WAITFORONE;
+	}
+	f = sock_lookup(t, a[0], &r);
+	if (!f)
+		return r;
 	for (i = 0; i < vlen; i++) {
-		uint64_t b[3] = { a[0], a[1] + i * sz, a[3] };
+		uint64_t b[3] = { a[0], a[1] + i * sz, flags };
 		unsigned int n;
 
 		/* Only the first may wait (and keep its progress across). */
@@ -1073,10 +1205,26 @@ static long mmsg(struct task *t, const uint64_t *a, bool recv)
 			break;
 		n = r;
 		if (copy_to_guest(t, a[1] + i * sz + offsetof(struct mmsghdr, msg_len),
-				  &n, sizeof(n)) < 0)
-			return i ? (long)i : -EFAULT;
+				  &n, sizeof(n)) < 0) {
+			r = -EFAULT;
+			break;
+		}
+		if (recv && a[4]) {
+			left = t->sys_end - now_ns();
+			if (left <= 0) {
+				left = 0;
+				i++;
+				break;
+			}
+		}
 	}
 	t->sys_done = 0;
+	if (i && recv && a[4]) {
+		struct timespec ts = { left / 1000000000, left % 1000000000 };
+
+		if (copy_to_guest(t, a[4], &ts, sizeof(ts)) < 0)
+			return -EFAULT;
+	}
 	return i ? (long)i : r;
 }
 

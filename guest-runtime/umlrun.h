@@ -324,11 +324,12 @@ struct task {
 	int64_t sys_deadline;
 	bool sys_tmo_read;	/* its timeout was read and valid (poll.c) */
 	uint64_t sys_rem;	/* nanosleep's time-left pointer (time.c) */
+	int64_t sys_end;	/* recvmmsg's end of its timeout (socket.c) */
 	struct waitinfo w;
 	/* Capabilities (cred.c) and prctl's per-thread settings (misc.c). */
 	uint64_t cap_eff, cap_prm, cap_inh, cap_bset, cap_amb;
 	int pdeath_signal;	/* PR_SET_PDEATHSIG: sent when the parent exits */
-	bool keepcaps;
+	unsigned int securebits; /* PR_SET_SECUREBITS, keepcaps among them */
 	bool no_new_privs;
 	uint64_t timer_slack_ns;
 	uint64_t cpumask;	/* sched_setaffinity's CPUs (policy.c) */
@@ -428,7 +429,9 @@ void itimer_dequeued(struct proc *p);
 int64_t posix_timers_fire(int64_t now);
 
 /* fs.c, for socket.c and xattr.c */
-int unix_path_op(struct task *t, const char *path, int sock, bool bind_it);
+enum unix_op { UNIX_BIND, UNIX_CONNECT, UNIX_SEND };
+long unix_path_op(struct task *t, const char *path, int sock, enum unix_op op,
+		  struct msghdr *m, int flags);
 int path_open_opath(struct task *t, uint64_t upath, bool follow);
 struct task *task_by_tid(int tid);
 #define PID_MAX		32768	/* the guest's pid_max */

@@ -216,7 +216,7 @@ expect_status "vsyscall page: no handler, killed by SIGSEGV" 139 \
 	"$TESTBIN/vsyscall" die
 expect_output "readv/writev: hostile iovecs are EINVAL, as the kernel's" \
 	"iov ok" "$TESTBIN/iov"
-expect_output "hostile exit signals, fd numbers, mprotect ranges, /proc spellings: as the kernel" \
+expect_output "hostile exit signals, fd numbers, mprotect ranges, /proc spellings, AF_UNIX names: as the kernel" \
 	"hostile ok" "$TESTBIN/hostile"
 run_case "a planted symlink to /proc/self/fd/N reaches no runtime fd" \
 	"$TESTBIN/hostile symlink"
@@ -289,6 +289,18 @@ run_case "sigtimedwait takes a signal it waits for that is not blocked" \
 run_case "kill of a zombie succeeds until it is reaped" "$TESTBIN/ltpcalls zombie"
 run_case "posix_fadvise checks its advice and its fd" "$TESTBIN/ltpcalls fadvise"
 run_case "setpgid on a child that has exec'd is EACCES" "$TESTBIN/ltpcalls execpgid"
+run_case "recvfrom, recvmsg, recvmmsg: their argument checks as the kernel's" \
+	"$TESTBIN/ltpcalls recvargs"
+run_case "getsockopt and setsockopt at an unknown level: each family's errno" \
+	"$TESTBIN/ltpcalls sockopt"
+run_case "mmap's checks in the kernel's order: offset, fd, length, address, type" \
+	"$TESTBIN/ltpcalls mmapargs"
+run_case "PR_SET_SECUREBITS needs CAP_SETPCAP; keepcaps is its bit, execve clears it" \
+	"$TESTBIN/ltpcalls securebits"
+run_case "sendto and sendmsg of AF_UNIX datagrams to path names, as bind's and connect's" \
+	"$TESTBIN/ltpcalls unixsend"
+run_case "readahead and sync_file_range: the kernel's checks, then the host file's" \
+	"$TESTBIN/ltpcalls rasync"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

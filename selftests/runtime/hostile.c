@@ -13,7 +13,10 @@
  *  - /proc/self spelt otherwise ("/proc//self", "/./proc/self/", relative
  *    from /proc...) named umlrun's own /proc entry: readlink showed the
  *    runtime's fds and open reopened them (its sealed stub memfd).
- * "hostile [signals|fds|mprotect|proc]" runs one part, no argument all of
+ *  - an AF_UNIX name longer than a sockaddr_un (up to a sockaddr_storage)
+ *    to bind, connect or sendto: umlrun copied it into a path buffer of
+ *    sun_path's size, past its end.
+ * "hostile [signals|fds|mprotect|proc|unixname]" runs one part, no argument all of
  * them; "hostile symlink" (not in "all": it needs a writable cwd) plants
  * symlinks to /proc/self/fd/N for fds it does not have, and opens them;
  * "hostile ia32" (not in "all": umlrun's rule, not the kernel's) checks
@@ -32,6 +35,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -284,6 +289,43 @@ static int check_ia32(void)
 	return r == -ENOSYS ? 0 : 91;
 }
 
+/*
+ * AF_UNIX names of 111 and 128 bytes, no NUL: unix_validate_addr() says
+ * EINVAL to each call.  An inet socket given an AF_UNIX name: EAFNOSUPPORT
+ * (__inet_bind()), it is not a path.
+ */
+static int check_unixname(void)
+{
+	struct sockaddr_storage ss;
+	struct msghdr m = { .msg_name = &ss };
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0), in, len;
+
+	memset(&ss, 'a', sizeof(ss));
+	ss.ss_family = AF_UNIX;
+	if (fd < 0)
+		return 90;
+	for (len = 111; len <= (int)sizeof(ss); len += 17) {
+		m.msg_namelen = len;
+		if (fails(bind(fd, (struct sockaddr *)&ss, len), EINVAL))
+			return 91;
+		if (fails(connect(fd, (struct sockaddr *)&ss, len), EINVAL))
+			return 92;
+		if (fails(sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, len),
+			  EINVAL))
+			return 93;
+		if (fails(sendmsg(fd, &m, 0), EINVAL))
+			return 94;
+	}
+	close(fd);
+	in = socket(AF_INET, SOCK_DGRAM, 0);
+	if (in >= 0 && fails(bind(in, (struct sockaddr *)&ss,
+				  sizeof(struct sockaddr_in)), EAFNOSUPPORT))
+		return 95;
+	if (in >= 0)
+		close(in);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -294,6 +336,7 @@ int main(int argc, char **argv)
 		{ "fds", check_fds },
 		{ "mprotect", check_mprotect },
 		{ "proc", check_proc },
+		{ "unixname", check_unixname },
 		{ "symlink", check_symlink },
 		{ "ia32", check_ia32 },
 	};

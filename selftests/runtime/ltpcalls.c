@@ -31,6 +31,24 @@
  *                      its process
  *   ltpcalls ignchld   with SIGCHLD ignored, a wait that blocks before its
  *                      last child ends returns ECHILD when it goes
+ *   ltpcalls recvargs  recvfrom's address length checks as the kernel's
+ *                      (an invalid one consumes the datagram); recvmsg's
+ *                      and sendmsg's name length (before the datagram),
+ *                      MSG_CMSG_COMPAT, a large control buffer;
+ *                      recvmmsg's timeout: checked first, checked after
+ *                      each datagram, the time left written back
+ *   ltpcalls sockopt   getsockopt and setsockopt at levels no family has,
+ *                      per family: each family's own errno
+ *   ltpcalls mmapargs  mmap's checks in the kernel's order: the offset,
+ *                      the fd, the length, the address, the type
+ *   ltpcalls securebits  PR_SET_SECUREBITS and PR_GET_SECUREBITS: EPERM
+ *                      without CAP_SETPCAP (and for unknown bits, locked
+ *                      ones), keepcaps as its bit, which execve clears
+ *   ltpcalls unixsend  sendto and sendmsg of AF_UNIX datagrams to path
+ *                      names, resolved as bind's and connect's (needs a
+ *                      writable cwd: --rw)
+ *   ltpcalls rasync    readahead and sync_file_range: regular files, and
+ *                      the kernel's errors for the others and bad input
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -44,11 +62,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
@@ -56,7 +76,9 @@
 #include <sys/socket.h>
 #include <sys/ioctl.h>
 #include <termios.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -753,6 +775,498 @@ static int sockets_case(void)
 	return 0;
 }
 
+/* A datagram pair of AF_UNIX (the debug VM has no AF_INET), @n queued. */
+static int dgram_pair(int sv[2], int n)
+{
+	char m[16];
+	int i;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
+		return -1;
+	for (i = 0; i < n; i++) {
+		snprintf(m, sizeof(m), "dgram%d", i);
+		if (send(sv[1], m, strlen(m), 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+#define CMSG_COMPAT	0x80000000	/* MSG_CMSG_COMPAT, not in libc's headers */
+
+/* recvmsg of one datagram into @buf: its length and what came. */
+static void recvmsg_show(const char *what, int fd, struct msghdr *m,
+			 int flags)
+{
+	char *buf = m->msg_iov[0].iov_base;
+	long r = recvmsg(fd, m, flags);
+
+	show(what, r);
+	if (r > 0)
+		printf("  the datagram: %.*s\n", (int)r, buf);
+}
+
+static int recvmsg_args(void)
+{
+	static char cbuf[128 * 1024];
+	struct sockaddr_storage from;
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t slen = sizeof(sin);
+	char buf[64];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	int sv[2], u, v, fd;
+
+	if (dgram_pair(sv, 2))
+		return 1;
+	m.msg_name = &from;
+	m.msg_namelen = -1;
+	recvmsg_show("recvmsg, name length -1", sv[0], &m, 0);
+	recvmsg_show("recvmsg, name length -1, flags -1", sv[0], &m, -1);
+	m.msg_iovlen = 2000;
+	recvmsg_show("recvmsg, name length -1, 2000 iovecs", sv[0], &m, 0);
+	m.msg_iovlen = 1;
+	m.msg_name = NULL;
+	recvmsg_show("recvmsg, no name, name length -1", sv[0], &m, 0);
+	m.msg_name = &from;
+	m.msg_namelen = sizeof(from);
+	recvmsg_show("recvmsg, MSG_CMSG_COMPAT", sv[0], &m, CMSG_COMPAT);
+	recvmsg_show("recvmsg of fd 400, MSG_CMSG_COMPAT", 400, &m, CMSG_COMPAT);
+	show("sendmsg, MSG_CMSG_COMPAT", sendmsg(sv[1], &m, CMSG_COMPAT));
+	m.msg_namelen = -1;
+	show("sendmsg, name length -1", sendmsg(sv[1], &m, 0));
+	m.msg_namelen = sizeof(from);
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof(cbuf);
+	recvmsg_show("recvmsg, a 128 KiB control buffer", sv[0], &m, 0);
+	printf("  control length %zu\n", m.msg_controllen);
+	/* An fd that comes into the large buffer. */
+	fd = open(".", O_RDONLY | O_DIRECTORY);
+	m.msg_name = NULL;
+	m.msg_namelen = 0;
+	m.msg_controllen = CMSG_SPACE(sizeof(int));
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	iov.iov_len = 4;
+	show("sendmsg of an fd", sendmsg(sv[1], &m, 0));
+	close(fd);
+	iov.iov_len = sizeof(buf);
+	memset(cbuf, 0, sizeof(cbuf));
+	m.msg_controllen = sizeof(cbuf);
+	recvmsg_show("recvmsg of the fd, a 128 KiB control buffer", sv[0], &m,
+		     0);
+	cm = CMSG_FIRSTHDR(&m);
+	printf("  control length %zu, SCM_RIGHTS %d\n", m.msg_controllen,
+	       cm && cm->cmsg_type == SCM_RIGHTS);
+	if (cm && cm->cmsg_type == SCM_RIGHTS) {
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+		show("  the fd received is open", fcntl(fd, F_GETFD) >= 0);
+		close(fd);
+	}
+	close(sv[0]);
+	close(sv[1]);
+	/* A name longer than any is clamped (__copy_msghdr()). */
+	u = socket(AF_INET, SOCK_DGRAM, 0);
+	v = socket(AF_INET, SOCK_DGRAM, 0);
+	if (u < 0 || v < 0 || bind(u, (struct sockaddr *)&sin, slen) ||
+	    getsockname(u, (struct sockaddr *)&sin, &slen)) {
+		puts("udp: not here");
+		return 0;
+	}
+	memset(&from, 0, sizeof(from));
+	memcpy(&from, &sin, slen);
+	m = (struct msghdr){ .msg_name = &from, .msg_namelen = 200,
+			     .msg_iov = &iov, .msg_iovlen = 1 };
+	iov.iov_len = 4;
+	show("sendmsg over udp, name length 200", sendmsg(v, &m, 0));
+	close(u);
+	close(v);
+	return 0;
+}
+
+static void mmsg_show(const char *what, int fd, unsigned int vlen, int flags,
+		      void *ts)
+{
+	static char b[4][16];
+	static struct iovec iov[4];
+	static struct mmsghdr mm[4];
+	unsigned int i;
+	long r;
+
+	memset(mm, 0, sizeof(mm));
+	for (i = 0; i < 4; i++) {
+		iov[i] = (struct iovec){ b[i], sizeof(b[i]) };
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	r = syscall(SYS_recvmmsg, fd, mm, vlen, flags, ts);
+	show(what, r);
+	for (i = 0; r > 0 && i < (unsigned int)r; i++)
+		printf("  %.*s\n", (int)mm[i].msg_len, b[i]);
+}
+
+static int recvmmsg_args(void)
+{
+	struct timespec ts;
+	struct mmsghdr mm = { 0 };
+	int sv[2];
+
+	if (dgram_pair(sv, 4))
+		return 1;
+	mmsg_show("recvmmsg, timeout at a bad address", sv[0], 1, 0, (void *)8);
+	ts = (struct timespec){ -1, 0 };
+	mmsg_show("recvmmsg, timeout of -1 s", sv[0], 1, 0, &ts);
+	ts = (struct timespec){ 1, 1000000001 };
+	mmsg_show("recvmmsg, timeout of 1 s and 1000000001 ns", sv[0], 1, 0, &ts);
+	mmsg_show("recvmmsg of fd 400, timeout of 1 s and 1000000001 ns", 400, 1,
+		  0, &ts);
+	mmsg_show("recvmmsg of fd 400, no datagram wanted", 400, 0, 0, NULL);
+	mmsg_show("recvmmsg, MSG_CMSG_COMPAT", sv[0], 1, CMSG_COMPAT, NULL);
+	show("sendmmsg, MSG_CMSG_COMPAT",
+	     syscall(SYS_sendmmsg, sv[1], &mm, 1, CMSG_COMPAT));
+	ts = (struct timespec){ 0, 0 };
+	mmsg_show("recvmmsg of 2, timeout 0: the first", sv[0], 2, 0, &ts);
+	printf("  time left %ld s %ld ns\n", (long)ts.tv_sec, ts.tv_nsec);
+	ts = (struct timespec){ 10, 0 };
+	mmsg_show("recvmmsg of 2, timeout 10 s", sv[0], 2, 0, &ts);
+	printf("  time left 9 s and more: %d\n", ts.tv_sec == 9);
+	mmsg_show("recvmmsg of 3, MSG_WAITFORONE", sv[0], 3, MSG_WAITFORONE,
+		  NULL);
+	close(sv[0]);
+	close(sv[1]);
+	return 0;
+}
+
+static int sockopt_case(void)
+{
+	static const int c[][3] = {
+		{ AF_UNIX, SOCK_STREAM, 0 }, { AF_UNIX, SOCK_DGRAM, 0 },
+		{ AF_INET, SOCK_STREAM, 0 }, { AF_INET, SOCK_DGRAM, 0 },
+		{ AF_INET6, SOCK_STREAM, 0 }, { AF_INET6, SOCK_DGRAM, 0 },
+		{ AF_INET, SOCK_STREAM, 262 },	/* IPPROTO_MPTCP */
+		{ AF_INET6, SOCK_STREAM, 262 },
+	};
+	static const int level[] = { 500, 263 /* SOL_PACKET */, -1 };
+	char what[80];
+	int i, j, fd, v = 1;
+	socklen_t len;
+
+	for (i = 0; i < (int)(sizeof(c) / sizeof(c[0])); i++) {
+		fd = socket(c[i][0], c[i][1], c[i][2]);
+		if (fd < 0) {
+			printf("socket(%d, %d, %d): not here\n", c[i][0],
+			       c[i][1], c[i][2]);
+			continue;
+		}
+		for (j = 0; j < (int)(sizeof(level) / sizeof(level[0])); j++) {
+			snprintf(what, sizeof(what),
+				 "socket(%d, %d, %d): getsockopt level %d",
+				 c[i][0], c[i][1], c[i][2], level[j]);
+			len = sizeof(v);
+			show(what, getsockopt(fd, level[j], 1, &v, &len));
+			snprintf(what, sizeof(what),
+				 "socket(%d, %d, %d): setsockopt level %d",
+				 c[i][0], c[i][1], c[i][2], level[j]);
+			show(what, setsockopt(fd, level[j], 1, &v, sizeof(v)));
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+static void mmap_show(const char *what, void *addr, size_t len, int flags,
+		      int fd, off_t off)
+{
+	void *p = mmap(addr, len, PROT_READ | PROT_WRITE, flags, fd, off);
+
+	if (p == MAP_FAILED) {
+		printf("%s: -1 %s\n", what, strerrorname_np(errno));
+		return;
+	}
+	printf("%s: mapped%s\n", what, addr && p != addr ? " elsewhere" : "");
+	munmap(p, len);
+}
+
+static int mmapargs_case(void)
+{
+	const char *name = "ltpcalls.mmap";
+	int fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600), op;
+	char *page;
+
+	if (fd < 0 || ftruncate(fd, 4096))
+		return 1;
+	op = open(name, O_PATH);
+	mmap_show("length 0, fd -1", NULL, 0, MAP_SHARED, -1, 0);
+	mmap_show("length 0, fd 400", NULL, 0, MAP_SHARED, 400, 0);
+	mmap_show("length 0, offset 1, fd -1", NULL, 0, MAP_SHARED, -1, 1);
+	mmap_show("length 0", NULL, 0, MAP_SHARED, fd, 0);
+	mmap_show("type 0, fd -1", NULL, 4096, 0, -1, 0);
+	mmap_show("type 0", NULL, 4096, 0, fd, 0);
+	mmap_show("an O_PATH fd", NULL, 4096, MAP_SHARED, op, 0);
+	mmap_show("length -1", NULL, -1, MAP_PRIVATE, fd, 0);
+	mmap_show("anonymous, length -1", NULL, -1,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mmap_show("fixed, its end past 2^64", (void *)0x30000000,
+		  -0x20000000UL, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mmap_show("fixed, no replace, over a mapping, type 0", page, 4096,
+		  MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	mmap_show("shared, the file", NULL, 4096, MAP_SHARED, fd, 0);
+	munmap(page, 4096);
+	close(op);
+	close(fd);
+	unlink(name);
+	return 0;
+}
+
+static int securebits_case(const char *self)
+{
+	char *argv[] = { (char *)self, "securebits-exec", NULL };
+	pid_t c;
+	int st;
+
+	show("PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
+	show("PR_SET_SECUREBITS of bit 30", prctl(PR_SET_SECUREBITS, 1 << 30));
+	fflush(stdout);
+	c = fork();
+	if (c == 0) {
+		struct __user_cap_header_struct h = {
+			_LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct d[2];
+
+		if (syscall(SYS_capget, &h, d))
+			_exit(1);
+		d[0].effective &= ~(1U << CAP_SETPCAP);
+		if (syscall(SYS_capset, &h, d))
+			_exit(2);
+		show("without CAP_SETPCAP, PR_SET_SECUREBITS 0",
+		     prctl(PR_SET_SECUREBITS, 0));
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(c, &st, 0);
+	show("child's status", WEXITSTATUS(st));
+	show("PR_SET_KEEPCAPS 1", prctl(PR_SET_KEEPCAPS, 1));
+	show("PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
+	/* Allowed with CAP_SETPCAP only (root, in the VMs). */
+	show("PR_SET_SECUREBITS of keepcaps, locked",
+	     prctl(PR_SET_SECUREBITS, 0x30));
+	show("PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
+	show("PR_SET_KEEPCAPS 0", prctl(PR_SET_KEEPCAPS, 0));
+	show("PR_SET_SECUREBITS 0", prctl(PR_SET_SECUREBITS, 0));
+	show("PR_GET_KEEPCAPS", prctl(PR_GET_KEEPCAPS));
+	fflush(stdout);
+	c = fork();
+	if (c == 0) {
+		show("the child's PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
+		fflush(stdout);
+		execv(self, argv);
+		_exit(127);
+	}
+	waitpid(c, &st, 0);
+	show("child's status", WEXITSTATUS(st));
+	return 0;
+}
+
+static int unix_bound(const char *path, int type)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, type, 0);
+
+	strcpy(sun.sun_path, path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)))
+		return -1;
+	return fd;
+}
+
+static void unix_sendto(const char *what, int fd, const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+	strcpy(sun.sun_path, path);
+	show(what, sendto(fd, path, strlen(path), 0, (struct sockaddr *)&sun,
+			  sizeof(sun)));
+}
+
+static void unix_recv(int fd)
+{
+	char buf[64];
+	long r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+	show("  received", r);
+	if (r > 0)
+		printf("  %.*s\n", (int)r, buf);
+}
+
+static int unixsend_case(void)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct iovec iov = { "by sendmsg", 10 };
+	struct msghdr m = { .msg_name = &sun, .msg_namelen = sizeof(sun),
+			    .msg_iov = &iov, .msg_iovlen = 1 };
+	int a, b, s, l, sv[2], fd;
+
+	unlink("ltpcalls.sock");
+	unlink("ltpcalls.d/s");
+	unlink("ltpcalls.file");
+	rmdir("ltpcalls.d");
+	if (mkdir("ltpcalls.d", 0700))
+		return 1;
+	fd = open("ltpcalls.file", O_CREAT | O_WRONLY, 0600);
+	a = unix_bound("ltpcalls.sock", SOCK_DGRAM);
+	b = unix_bound("ltpcalls.d/s", SOCK_DGRAM);
+	l = unix_bound("ltpcalls.d/l", SOCK_STREAM);
+	s = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (fd < 0 || a < 0 || b < 0 || l < 0 || s < 0 || listen(l, 1))
+		return 2;
+	unix_sendto("sendto ltpcalls.sock", s, "ltpcalls.sock");
+	unix_recv(a);
+	unix_sendto("sendto ltpcalls.d/s", s, "ltpcalls.d/s");
+	unix_recv(b);
+	unix_sendto("sendto ./ltpcalls.d/../ltpcalls.d/s", s,
+		    "./ltpcalls.d/../ltpcalls.d/s");
+	unix_recv(b);
+	strcpy(sun.sun_path, "ltpcalls.sock");
+	show("sendmsg to ltpcalls.sock", sendmsg(s, &m, 0));
+	unix_recv(a);
+	/* Names relative to a cwd of the guest's own (the runtime's is not). */
+	if (chdir("ltpcalls.d"))
+		return 4;
+	unix_sendto("in ltpcalls.d: sendto s", s, "s");
+	unix_recv(b);
+	strcpy(sun.sun_path, "../ltpcalls.sock");
+	show("in ltpcalls.d: sendmsg to ../ltpcalls.sock", sendmsg(s, &m, 0));
+	unix_recv(a);
+	if (chdir(".."))
+		return 5;
+	unix_sendto("sendto a name that is not there", s, "ltpcalls.none");
+	unix_sendto("sendto a regular file", s, "ltpcalls.file");
+	unix_sendto("sendto a stream socket's name", s, "ltpcalls.d/l");
+	close(s);
+	/* A stream refuses a name, whatever it names (unix_stream_sendmsg()). */
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	unix_sendto("stream, not connected: sendto ltpcalls.sock", s,
+		    "ltpcalls.sock");
+	close(s);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return 3;
+	unix_sendto("stream, connected: sendto ltpcalls.sock", sv[0],
+		    "ltpcalls.sock");
+	close(sv[0]);
+	close(sv[1]);
+	close(a);
+	close(b);
+	close(l);
+	close(fd);
+	unlink("ltpcalls.sock");
+	unlink("ltpcalls.d/s");
+	unlink("ltpcalls.d/l");
+	unlink("ltpcalls.file");
+	rmdir("ltpcalls.d");
+	return 0;
+}
+
+static void ra_show(const char *what, int fd, long off, long count)
+{
+	show(what, syscall(SYS_readahead, fd, off, count));
+}
+
+static void sfr_show(const char *what, int fd, long off, long n,
+		     unsigned int flags)
+{
+	show(what, syscall(SYS_sync_file_range, fd, off, n, flags));
+}
+
+static int rasync_case(void)
+{
+	const char *name = "ltpcalls.ra";
+	int fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600), wr, op, dir;
+	int p[2], sv[2];
+	char buf[8192] = { 1 };
+
+	if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf) || pipe(p) ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return 1;
+	wr = open(name, O_WRONLY);
+	op = open(name, O_PATH);
+	dir = open(".", O_RDONLY | O_DIRECTORY);
+	ra_show("readahead of a file", fd, 0, 8192);
+	ra_show("readahead past its end", fd, 1 << 20, 4096);
+	ra_show("readahead at -1", fd, -1, 4096);
+	ra_show("readahead of a length past 2^63", fd, 0, -1);
+	ra_show("readahead of a write-only fd", wr, 0, 4096);
+	ra_show("readahead of an O_PATH fd", op, 0, 4096);
+	ra_show("readahead of fd 400", 400, 0, 4096);
+	ra_show("readahead of a pipe", p[0], 0, 4096);
+	ra_show("readahead of a socket", sv[0], 0, 4096);
+	ra_show("readahead of a directory", dir, 0, 4096);
+	sfr_show("sync_file_range, write", fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range, all three", fd, 0, 4096,
+		 SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+		 SYNC_FILE_RANGE_WAIT_AFTER);
+	sfr_show("sync_file_range, no flags", fd, 0, 4096, 0);
+	sfr_show("sync_file_range, flag 8", fd, 0, 4096, 8);
+	sfr_show("sync_file_range at -1", fd, -1, 4096, SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of -1 bytes", fd, 0, -1,
+		 SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range, its end past 2^63", fd, 1L << 62, 3L << 61,
+		 SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of a write-only fd", wr, 0, 0,
+		 SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of an O_PATH fd", op, 0, 0,
+		 SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of fd 400", 400, 0, 0, SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of a pipe", p[1], 0, 0, SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of a pipe, flag 8", p[1], 0, 0, 8);
+	sfr_show("sync_file_range of a socket", sv[0], 0, 0,
+		 SYNC_FILE_RANGE_WRITE);
+	sfr_show("sync_file_range of a directory", dir, 0, 0,
+		 SYNC_FILE_RANGE_WRITE);
+	close(fd);
+	close(wr);
+	close(op);
+	close(dir);
+	close(p[0]);
+	close(p[1]);
+	close(sv[0]);
+	close(sv[1]);
+	unlink(name);
+	return 0;
+}
+
+static int recvargs_case(void)
+{
+	struct sockaddr_storage from;
+	socklen_t flen;
+	char buf[64];
+	int sv[2];
+	long r;
+
+	if (dgram_pair(sv, 3))
+		return 1;
+	flen = -1;
+	show("recvfrom, address length -1",
+	     recvfrom(sv[0], buf, sizeof(buf), 0, (struct sockaddr *)&from,
+		      &flen));
+	memset(buf, 0, sizeof(buf));
+	r = recvfrom(sv[0], buf, sizeof(buf), 0, (struct sockaddr *)&from,
+		     NULL);
+	show("recvfrom, address length at NULL", r);
+	flen = 1;
+	r = recvfrom(sv[0], buf, sizeof(buf), 0, (struct sockaddr *)&from,
+		     &flen);
+	show("recvfrom, address length 1", r);
+	printf("the datagram: %.*s, address length %d\n", r > 0 ? (int)r : 0,
+	       buf, (int)flen);
+	close(sv[0]);
+	close(sv[1]);
+	return recvmsg_args() || recvmmsg_args();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -785,6 +1299,22 @@ int main(int argc, char **argv)
 		return ignchld_case();
 	if (argc == 2 && !strcmp(argv[1], "emptyargv"))
 		return emptyargv_case(argv[0]);
+	if (argc == 2 && !strcmp(argv[1], "recvargs"))
+		return recvargs_case();
+	if (argc == 2 && !strcmp(argv[1], "sockopt"))
+		return sockopt_case();
+	if (argc == 2 && !strcmp(argv[1], "mmapargs"))
+		return mmapargs_case();
+	if (argc == 2 && !strcmp(argv[1], "unixsend"))
+		return unixsend_case();
+	if (argc == 2 && !strcmp(argv[1], "rasync"))
+		return rasync_case();
+	if (argc == 2 && !strcmp(argv[1], "securebits"))
+		return securebits_case(argv[0]);
+	if (argc == 2 && !strcmp(argv[1], "securebits-exec")) {
+		show("after execve, PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
+		return 0;
+	}
 	if (getenv("EMPTYARGV")) {
 		printf("argc %d, argv[0] '%s'\n", argc, argc ? argv[0] : "(none)");
 		return argc;
@@ -795,6 +1325,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync\n");
 	return 2;
 }
