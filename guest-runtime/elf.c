@@ -134,7 +134,8 @@ static int load_segment(struct task *t, int fd, const Elf64_Phdr *ph,
 		return 0;
 	/* bss: zero the rest of the last file page, then anonymous pages. */
 	if (ph->p_filesz && map_end > file_end &&
-	    uml_mem_write(t->p->as, file_end, zeros, map_end - file_end) < 0)
+	    (mm_batch_flush(t) < 0 ||
+	     uml_mem_write(t->p->as, file_end, zeros, map_end - file_end) < 0))
 		return -EFAULT;
 	if (PAGE_ALIGN(mem_end) > map_end)
 		r = mm_map(t, map_end, PAGE_ALIGN(mem_end) - map_end, prot,

@@ -125,8 +125,17 @@ static int exec_commit(struct task *t, int fd, int ifd, const char *path,
 	r = p->as_shared ? exec_unshare(t) : 0;
 	if (r == 0)
 		r = uml_aspace_reset(p->as);
-	if (r == 0)
+	if (r == 0) {
+		/* The segments and the stack: one host call, not one each. */
+		struct mm_batch b;
+		int fr;
+
+		mm_batch_start(t, &b);
 		r = elf_load(t, fd, ifd, path, a);
+		fr = mm_batch_end(t, r == 0);
+		if (r == 0)
+			r = fr;
+	}
 	if (r < 0) {
 		free(hostpath);
 		return r;

@@ -214,18 +214,104 @@ static struct vma *vma_at(struct mm *mm, uint64_t addr)
 	return NULL;
 }
 
+/*
+ * Batched mappings.  Each host mapping is a hand-off to the guest's task,
+ * which maps in its own mm (skas) or runs the stub's mmap (ptrace), so
+ * exec, which maps every segment and the stack of a fresh address space,
+ * queues them: between mm_batch_start() and mm_batch_end(), mm_map()
+ * records a mapping at once and queues the host's part, and the queue
+ * goes to the backend in one uml_aspace_mem() call when it is full, when
+ * the runtime touches guest memory (copy_*_guest() flush first; so must
+ * a direct uml_mem_*() call) and at the end.  The batch holds a reference
+ * on each queued file.  If the host refuses an operation, umlrun's
+ * records are ahead of the host's mappings: only exec batches, and an
+ * exec that fails there is past its point of no return and kills the
+ * process with its address space.
+ */
+void mm_batch_start(struct task *t, struct mm_batch *b)
+{
+	b->n = 0;
+	t->mm_batch = b;
+}
+
+static void mm_batch_drop(struct mm_batch *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->n; i++)
+		if (b->file[i])
+			file_put(b->file[i]);
+	b->n = 0;
+}
+
+/* Apply the queue: 0, or the first failing operation's -errno. */
+int mm_batch_flush(struct task *t)
+{
+	struct mm_batch *b = t->mm_batch;
+	int r, err = 0;
+
+	if (!b || !b->n)
+		return 0;
+	r = uml_aspace_mem(t->p->as, b->op, b->n, &err);
+	if (r >= 0 && (unsigned int)r != b->n)
+		r = err < 0 ? err : -EIO;
+	mm_batch_drop(b);
+	return r < 0 ? r : 0;
+}
+
+/* The batch ends: applied (@apply) or dropped.  0 or -errno. */
+int mm_batch_end(struct task *t, bool apply)
+{
+	int r = 0;
+
+	if (!t->mm_batch)
+		return 0;
+	if (apply)
+		r = mm_batch_flush(t);
+	mm_batch_drop(t->mm_batch);
+	t->mm_batch = NULL;
+	return r;
+}
+
+/* Queue @op (and a reference on @file) in the batch, flushing when full. */
+static int mm_batch_add(struct task *t, const struct uml_mem_op *op,
+			struct file *file)
+{
+	struct mm_batch *b = t->mm_batch;
+	int r;
+
+	if (b->n == MM_BATCH_MAX) {
+		r = mm_batch_flush(t);
+		if (r < 0)
+			return r;
+	}
+	b->op[b->n] = *op;
+	b->file[b->n] = file ? file_get(file) : NULL;
+	b->n++;
+	return 0;
+}
+
 int mm_map(struct task *t, uint64_t addr, uint64_t len, uint32_t prot,
 	   uint32_t flags, struct file *file, uint64_t off)
 {
 	static uint64_t shared_anon;	/* the last shared anonymous memory's */
-	int r = uml_aspace_map(t->p->as, addr, len, prot, flags,
-			       file ? file->hostfd : -1, off);
+	struct uml_mem_op op = {
+		.op = UML_MEM_MAP, .prot = prot, .flags = flags,
+		.fd = file ? file->hostfd : -1, .addr = addr, .len = len,
+		.offset = off,
+	};
+	int r;
 
-	if (r < 0)
-		return r;
+	if (!t->mm_batch) {
+		r = uml_aspace_mem(t->p->as, &op, 1, NULL);
+		if (r < 0)
+			return r;
+	}
 	r = mm_record(t->p->mm, addr, addr + len, prot,
 		      flags & (UML_MAP_SHARED | UML_MAP_PRIVATE |
 			       UML_MAP_ANONYMOUS), file, off);
+	if (r == 0 && t->mm_batch)
+		r = mm_batch_add(t, &op, file);
 	if (r == 0 && (flags & UML_MAP_SHARED) && !file)
 		vma_at(t->p->mm, addr)->shared_id = ++shared_anon;
 	return r;
@@ -284,6 +370,8 @@ int copy_from_guest(struct task *t, void *dst, uint64_t src, size_t len)
 {
 	if (!len)
 		return 0;
+	if (mm_batch_flush(t) < 0)
+		return -EFAULT;
 	if (!access_ok(t->p->mm, src, len, PROT_READ))
 		return -EFAULT;
 	return uml_mem_read(t->p->as, dst, src, len) == (long)len ? 0 : -EFAULT;
@@ -293,6 +381,8 @@ int copy_to_guest(struct task *t, uint64_t dst, const void *src, size_t len)
 {
 	if (!len)
 		return 0;
+	if (mm_batch_flush(t) < 0)
+		return -EFAULT;
 	if (!access_ok(t->p->mm, dst, len, PROT_WRITE))
 		return -EFAULT;
 	return uml_mem_write(t->p->as, dst, src, len) == (long)len ? 0 : -EFAULT;
@@ -303,6 +393,8 @@ int strncpy_from_guest(struct task *t, char *dst, uint64_t src, size_t max)
 {
 	size_t done = 0;
 
+	if (mm_batch_flush(t) < 0)
+		return -EFAULT;
 	while (done < max) {
 		size_t chunk = PAGE_SIZE - ((src + done) & (PAGE_SIZE - 1));
 		char *nul;

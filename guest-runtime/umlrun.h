@@ -194,6 +194,17 @@ bool mm_is_free(const struct mm *mm, uint64_t start, uint64_t end);
 int mm_map(struct task *t, uint64_t addr, uint64_t len, uint32_t prot,
 	   uint32_t flags, struct file *file, uint64_t off);
 
+/* Mappings queued for one host call (mm.c, "Batched mappings"). */
+#define MM_BATCH_MAX 16
+struct mm_batch {
+	unsigned int n;
+	struct uml_mem_op op[MM_BATCH_MAX];
+	struct file *file[MM_BATCH_MAX];
+};
+void mm_batch_start(struct task *t, struct mm_batch *b);
+int mm_batch_flush(struct task *t);
+int mm_batch_end(struct task *t, bool apply);
+
 /* Guest memory access (uaccess in mm.c). */
 int copy_from_guest(struct task *t, void *dst, uint64_t src, size_t len);
 int copy_to_guest(struct task *t, uint64_t dst, const void *src, size_t len);
@@ -297,6 +308,7 @@ struct task {
 	int tid;
 	struct proc *p;
 	struct uml_thread *th;
+	struct mm_batch *mm_batch;	/* exec's queued mappings, or NULL */
 	enum task_state state;
 	struct task *next_in_proc;
 	struct task *rq_next;
