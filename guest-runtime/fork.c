@@ -527,6 +527,7 @@ long sys_waitid(struct task *t, const uint64_t *a)
 {
 	int idtype = a[0], id = a[1], options = a[3], err, st;
 	int32_t si[32] = { 0 };	/* siginfo_t */
+	bool nonblock = false;
 	enum wait_event ev;
 	struct proc *c;
 
@@ -536,14 +537,26 @@ long sys_waitid(struct task *t, const uint64_t *a)
 	if (!(options & (WEXITED | WSTOPPED | WCONTINUED)))
 		return -EINVAL;
 	if ((idtype == P_PID && id <= 0) || (idtype == P_PGID && id < 0) ||
-	    (idtype != P_ALL && idtype != P_PID && idtype != P_PGID))
+	    (idtype == P_PIDFD && id < 0) ||
+	    (idtype != P_ALL && idtype != P_PID && idtype != P_PGID &&
+	     idtype != P_PIDFD))
 		return -EINVAL;
 	if (idtype == P_PGID && id == 0)
 		id = t->p->pgid;	/* the caller's group, since Linux 5.4 */
-	c = wait_find(t, idtype, id, options, &ev, &err);
+	if (idtype == P_PIDFD) {
+		/* The process the pidfd names, as P_PID (pidfd.c). */
+		err = pidfd_wait_target(t, id, &id, &nonblock);
+		if (err)
+			return err;
+		idtype = P_PID;
+	}
+	c = wait_find(t, idtype, id, nonblock ? options | WNOHANG : options,
+		      &ev, &err);
 	if (!c) {
 		if (err)
 			return err;
+		if (nonblock && !(options & WNOHANG))
+			return -EAGAIN;	/* an O_NONBLOCK pidfd */
 		if (!(options & WNOHANG)) {
 			t->w.child = true;
 			return SYS_BLOCK;

@@ -618,10 +618,14 @@ static long do_stat(struct task *t, int gdirfd, uint64_t upath, uint64_t ubuf,
 	r = path_get(t, gdirfd, upath, &hp, !(flags & AT_SYMLINK_NOFOLLOW));
 	if (r < 0)
 		return r;
-	if (fstatat(hp.dirfd, hp.name, &st, flags) < 0)
+	if (fstatat(hp.dirfd, hp.name, &st, flags) < 0) {
 		r = -errno;
-	else if (copy_to_guest(t, ubuf, &st, sizeof(st)) < 0)
-		r = -EFAULT;
+	} else {
+		if (!hp.name[0] && gdirfd != AT_FDCWD)	/* AT_EMPTY_PATH */
+			pidfd_stat(t, gdirfd, &st);
+		if (copy_to_guest(t, ubuf, &st, sizeof(st)) < 0)
+			r = -EFAULT;
+	}
 	hpath_put(&hp);
 	return r;
 }

@@ -301,6 +301,8 @@ run_case "sendto and sendmsg of AF_UNIX datagrams to path names, as bind's and c
 	"$TESTBIN/ltpcalls unixsend"
 run_case "readahead and sync_file_range: the kernel's checks, then the host file's" \
 	"$TESTBIN/ltpcalls rasync"
+run_case "pidfd_open, pidfd_send_signal, waitid(P_PIDFD): checks and readiness as the kernel's" \
+	"$TESTBIN/ltpcalls pidfd"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

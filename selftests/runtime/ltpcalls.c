@@ -49,6 +49,10 @@
  *                      writable cwd: --rw)
  *   ltpcalls rasync    readahead and sync_file_range: regular files, and
  *                      the kernel's errors for the others and bad input
+ *   ltpcalls pidfd     pidfd_open, pidfd_send_signal and waitid(P_PIDFD):
+ *                      the kernel's checks, readiness by poll, select and
+ *                      epoll of a running, a zombie and a reaped child
+ *                      (and, from 6.12, of a PIDFD_THREAD thread)
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -65,12 +69,17 @@
 #include <linux/capability.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/utsname.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
@@ -1267,6 +1276,271 @@ static int recvargs_case(void)
 	return recvmsg_args() || recvmmsg_args();
 }
 
+/* ---- pidfds ---- */
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+#ifndef PIDFD_NONBLOCK
+#define PIDFD_NONBLOCK O_NONBLOCK
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#define PIDFD_SIGNAL_THREAD (1U << 0)
+#define PIDFD_SIGNAL_THREAD_GROUP (1U << 1)
+#define PIDFD_SIGNAL_PROCESS_GROUP (1U << 2)
+#endif
+
+static long pfd_open(pid_t pid, unsigned int flags)
+{
+	return syscall(SYS_pidfd_open, pid, flags);
+}
+
+static long pfd_send(int fd, int sig, siginfo_t *info, unsigned int flags)
+{
+	return syscall(SYS_pidfd_send_signal, fd, sig, info, flags);
+}
+
+/* pidfs (6.9) and what came with it, all in 6.12: on older kernels skip. */
+static bool pidfs_kernel(void)
+{
+	struct utsname u;
+	int maj = 0, min = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2)
+		return false;
+	return maj > 6 || (maj == 6 && min >= 12);
+}
+
+/* What poll, select and epoll each say of @fd, without waiting. */
+static void pfd_ready(const char *what, int fd, bool hup)
+{
+	struct pollfd pf = { fd, POLLIN | POLLOUT, 0 };
+	struct timeval tv = { 0, 0 };
+	struct epoll_event ev = { EPOLLIN | EPOLLOUT, { 0 } };
+	fd_set r, w;
+	int ep = epoll_create1(EPOLL_CLOEXEC), n;
+	short mask = POLLIN | POLLOUT | POLLERR | POLLNVAL | (hup ? POLLHUP : 0);
+
+	n = poll(&pf, 1, 0);
+	printf("%s: poll %d revents %#x", what, n, pf.revents & mask);
+	FD_ZERO(&r);
+	FD_ZERO(&w);
+	FD_SET(fd, &r);
+	FD_SET(fd, &w);
+	n = select(fd + 1, &r, &w, NULL, &tv);
+	printf(", select %d%s%s", n, FD_ISSET(fd, &r) ? " r" : "",
+	       FD_ISSET(fd, &w) ? " w" : "");
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	ev.events = 0;
+	n = epoll_wait(ep, &ev, 1, 0);
+	printf(", epoll %d events %#x\n", n, ev.events & mask);
+	close(ep);
+}
+
+static volatile sig_atomic_t pfd_sig, pfd_val;
+
+static void on_pfd(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	pfd_sig = sig;
+	pfd_val = si->si_value.sival_int;
+}
+
+static void *pfd_thread(void *arg)
+{
+	int *p = arg;
+	char c;
+
+	tk_tid = gettid();
+	if (read(p[0], &c, 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+static int pidfd_case(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_pfd, .sa_flags = SA_SIGINFO };
+	int p[2], q[2], fd, fd2, nb, self, procfd, file, st;
+	bool pidfs = pidfs_kernel();
+	struct pollfd pf = { -1, POLLIN, 0 };
+	struct stat s1, s2;
+	siginfo_t si;
+	pthread_t th;
+	pid_t pid;
+	char b[8];
+
+	show("pidfd_open, flags 1", pfd_open(getpid(), 1));
+	show("pidfd_open, O_CLOEXEC", pfd_open(getpid(), O_CLOEXEC));
+	show("pidfd_open of pid 0", pfd_open(0, 0));
+	show("pidfd_open of pid -1", pfd_open(-1, 0));
+	show("pidfd_open of a reaped pid", pfd_open(dead_pid(), 0));
+	self = pfd_open(getpid(), 0);
+	show("pidfd_open of itself", self >= 0 ? 0 : -1);
+	printf("F_GETFD %d, F_GETFL %#x\n", fcntl(self, F_GETFD),
+	       fcntl(self, F_GETFL));
+	nb = pfd_open(getpid(), O_NONBLOCK);
+	printf("PIDFD_NONBLOCK: F_GETFL %#x\n", fcntl(nb, F_GETFL));
+	show("read of a pidfd", read(self, b, sizeof(b)));
+	show("read of 0 bytes", read(self, b, 0));
+	show("write of a pidfd", write(self, "x", 1));
+	show("readv of a pidfd", readv(self, &(struct iovec){ b, 8 }, 1));
+	show("lseek of a pidfd", lseek(self, 0, SEEK_SET));
+	show("ioctl 0x1234 on a pidfd", ioctl(self, 0x1234, 0));
+	pfd_ready("its own pidfd", self, pidfs);
+	if (pidfs) {
+		show("pread of a pidfd", pread(self, b, sizeof(b), 0));
+		fd2 = pfd_open(getpid(), 0);
+		fstat(self, &s1);
+		fstat(fd2, &s2);
+		printf("fstat: mode %#o, nlink %ld, one inode %d\n",
+		       s1.st_mode, (long)s1.st_nlink, s1.st_ino == s2.st_ino);
+		close(fd2);
+	}
+
+	/* pidfd_send_signal's checks, in the kernel's order */
+	file = open("/proc/self/cmdline", O_RDONLY);
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGUSR1;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	si.si_value.sival_int = 777;
+	show("pidfd_send_signal, flags 99999", pfd_send(self, SIGUSR1, &si, 99999));
+	show("pidfd_send_signal, two scopes", pfd_send(self, 0, NULL, 3));
+	show("pidfd_send_signal, fd 400", pfd_send(400, 0, NULL, 0));
+	show("pidfd_send_signal, a file", pfd_send(file, 0, NULL, 0));
+	show("pidfd_send_signal, info at NULL+1", pfd_send(self, SIGUSR1, (void *)1, 0));
+	show("pidfd_send_signal, another signal in info", pfd_send(self, SIGUSR2, &si, 0));
+	show("pidfd_send_signal, signal 65", pfd_send(self, 65, NULL, 0));
+	show("pidfd_send_signal, signal -1", pfd_send(self, -1, NULL, 0));
+	show("pidfd_send_signal, signal 0", pfd_send(self, 0, NULL, 0));
+	sigaction(SIGUSR1, &sa, NULL);
+	show("pidfd_send_signal, SI_QUEUE to itself", pfd_send(self, SIGUSR1, &si, 0));
+	printf("handler: signal %d value %d\n", (int)pfd_sig, (int)pfd_val);
+	si.si_code = SI_USER;
+	pfd_sig = pfd_val = 0;
+	show("pidfd_send_signal, SI_USER to itself", pfd_send(self, SIGUSR1, &si, 0));
+	printf("handler: signal %d value %d\n", (int)pfd_sig, (int)pfd_val);
+	procfd = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pfd_sig = 0;
+	show("pidfd_send_signal, /proc/self", pfd_send(procfd, SIGUSR1, NULL, 0));
+	printf("handler: signal %d\n", (int)pfd_sig);
+	show("waitid(P_PIDFD) of a file", waitid(P_PIDFD, file, &si, WEXITED));
+	show("waitid(P_PIDFD) of -1", waitid(P_PIDFD, -1, &si, WEXITED));
+	show("waitid(P_PIDFD) of itself", waitid(P_PIDFD, self, &si, WEXITED | WNOHANG));
+
+	/* a child: not ready while it runs, readable once a zombie */
+	if (pipe(p) || pipe(q))
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], b, 1) < 0)
+			_exit(1);
+		_exit(7);
+	}
+	close(p[0]);
+	fd = pfd_open(pid, 0);
+	nb = pfd_open(pid, PIDFD_NONBLOCK);
+	pfd_ready("a running child", fd, pidfs);
+	show("waitid(P_PIDFD) of a non-blocking pidfd", waitid(P_PIDFD, nb, &si, WEXITED));
+	show("waitid(P_PIDFD, WNOHANG)", waitid(P_PIDFD, fd, &si, WEXITED | WNOHANG));
+	si.si_code = SI_QUEUE;
+	si.si_signo = SIGCONT;
+	show("pidfd_send_signal, SI_QUEUE to a child", pfd_send(fd, SIGCONT, &si, 0));
+	si.si_code = SI_USER;
+	show("pidfd_send_signal, SI_USER to a child", pfd_send(fd, SIGCONT, &si, 0));
+	si.si_code = SI_TKILL;
+	show("pidfd_send_signal, SI_TKILL to a child", pfd_send(fd, SIGCONT, &si, 0));
+	show("pidfd_send_signal, signal 0 to a child", pfd_send(fd, 0, NULL, 0));
+	if (pidfs)	/* its pid is no process group's */
+		show("pidfd_send_signal, its process group",
+		     pfd_send(fd, 0, NULL, PIDFD_SIGNAL_PROCESS_GROUP));
+	close(p[1]);
+	pf.fd = fd;
+	show("poll until it exits", poll(&pf, 1, 5000));
+	pfd_ready("a zombie child", fd, pidfs);
+	show("pidfd_send_signal to a zombie", pfd_send(fd, SIGUSR1, NULL, 0));
+	memset(&si, 0, sizeof(si));
+	show("waitid(P_PIDFD, WNOWAIT)", waitid(P_PIDFD, fd, &si, WEXITED | WNOWAIT));
+	printf("siginfo: pid ok %d, code %d, status %d\n", si.si_pid == pid,
+	       si.si_code, si.si_status);
+	show("waitid(P_PIDFD)", waitid(P_PIDFD, nb, &si, WEXITED));
+	pfd_ready("a reaped child", fd, pidfs);
+	show("pidfd_send_signal to a reaped child", pfd_send(fd, 0, NULL, 0));
+	show("waitid(P_PIDFD) of a reaped child", waitid(P_PIDFD, fd, &si, WEXITED));
+	show("pidfd_open of a zombie's pid after reaping", pfd_open(pid, 0));
+	close(fd);
+	close(nb);
+
+	/* SIGTERM through a pidfd */
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		pause();
+		_exit(0);
+	}
+	setpgid(pid, pid);
+	fd = pfd_open(pid, 0);
+	if (pidfs) {
+		show("pidfd_send_signal, a group leader's group",
+		     pfd_send(fd, 0, NULL, PIDFD_SIGNAL_PROCESS_GROUP));
+		show("pidfd_send_signal, SIGCONT to its group",
+		     pfd_send(fd, SIGCONT, NULL, PIDFD_SIGNAL_PROCESS_GROUP));
+	}
+	if (pfd_send(fd, SIGTERM, NULL, 0) < 0) {
+		show("pidfd_send_signal, SIGTERM", -1);
+		kill(pid, SIGKILL);
+	} else {
+		show("pidfd_send_signal, SIGTERM", 0);
+	}
+	waitpid(pid, &st, 0);
+	printf("the child: signalled %d, signal %d\n", WIFSIGNALED(st), WTERMSIG(st));
+	close(fd);
+
+	/* a thread */
+	tk_tid = 0;
+	if (pthread_create(&th, NULL, pfd_thread, q))
+		return 1;
+	while (!tk_tid)
+		sched_yield();
+	/* EINVAL up to 6.12 at least, ENOENT in later kernels */
+	fd = pfd_open(tk_tid, 0);
+	printf("pidfd_open of a thread's tid: %s\n",
+	       fd >= 0 ? "a pidfd" : errno == EINVAL || errno == ENOENT ?
+	       "EINVAL or ENOENT" : strerrorname_np(errno));
+	if (pidfs) {
+		fd = pfd_open(tk_tid, PIDFD_THREAD);
+		printf("PIDFD_THREAD: F_GETFL %#x\n", fcntl(fd, F_GETFL));
+		pfd_ready("a running thread", fd, true);
+		show("pidfd_send_signal, its process",
+		     pfd_send(fd, 0, NULL, PIDFD_SIGNAL_THREAD_GROUP));
+		show("pidfd_send_signal, the thread", pfd_send(fd, 0, NULL, 0));
+		show("waitid(P_PIDFD) of a thread", waitid(P_PIDFD, fd, &si, WEXITED | WNOHANG));
+		fd2 = pfd_open(getpid(), PIDFD_THREAD);
+		show("pidfd_send_signal, its leader", pfd_send(fd2, 0, NULL, 0));
+		show("pidfd_send_signal, its leader's process",
+		     pfd_send(fd2, 0, NULL, PIDFD_SIGNAL_THREAD_GROUP));
+		close(fd2);
+	}
+	close(q[1]);
+	pthread_join(th, NULL);
+	if (pidfs) {
+		/* pthread_join() returns at CLONE_CHILD_CLEARTID: before the end */
+		pf.fd = fd;
+		show("poll until the thread is gone", poll(&pf, 1, 5000));
+		pfd_ready("an ended thread", fd, true);
+		show("pidfd_send_signal, an ended thread", pfd_send(fd, 0, NULL, 0));
+		close(fd);
+	}
+	close(q[0]);
+	close(self);
+	close(file);
+	close(procfd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -1311,6 +1585,8 @@ int main(int argc, char **argv)
 		return rasync_case();
 	if (argc == 2 && !strcmp(argv[1], "securebits"))
 		return securebits_case(argv[0]);
+	if (argc == 2 && !strcmp(argv[1], "pidfd"))
+		return pidfd_case();
 	if (argc == 2 && !strcmp(argv[1], "securebits-exec")) {
 		show("after execve, PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
 		return 0;
@@ -1325,6 +1601,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync|pidfd\n");
 	return 2;
 }
