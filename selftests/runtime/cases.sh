@@ -303,6 +303,8 @@ run_case "readahead and sync_file_range: the kernel's checks, then the host file
 	"$TESTBIN/ltpcalls rasync"
 run_case "pidfd_open, pidfd_send_signal, waitid(P_PIDFD): checks and readiness as the kernel's" \
 	"$TESTBIN/ltpcalls pidfd"
+run_case "setreuid, setregid, setfsuid, setfsgid: the kernel's answers for the caller's ids" \
+	"$TESTBIN/ltpcalls reids"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

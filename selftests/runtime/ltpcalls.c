@@ -53,6 +53,9 @@
  *                      the kernel's checks, readiness by poll, select and
  *                      epoll of a running, a zombie and a reaped child
  *                      (and, from 6.12, of a PIDFD_THREAD thread)
+ *   ltpcalls reids     setreuid, setregid, setfsuid and setfsgid with the
+ *                      ids the caller has (and, not as root, others): the
+ *                      kernel's answers, the upper 32 bits ignored
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -1541,6 +1544,63 @@ static int pidfd_case(void)
 	return 0;
 }
 
+/* ---- setreuid, setregid, setfsuid, setfsgid ---- */
+
+static void reid_show(const char *what, long nr, unsigned long a, unsigned long b)
+{
+	show(what, syscall(nr, a, b));
+}
+
+static int reids_case(void)
+{
+	unsigned long hi = 1UL << 32, none = (unsigned int)-1;
+	uid_t ruid = getuid(), euid = geteuid(), other = ruid == 65534 ? 65533 : 65534;
+	gid_t rgid = getgid(), egid = getegid(), ogid = rgid == 65534 ? 65533 : 65534;
+	uid_t r, e, s;
+	gid_t gr, ge, gs;
+
+	reid_show("setreuid(-1, -1)", SYS_setreuid, none, none);
+	reid_show("setreuid(-1, euid)", SYS_setreuid, none, euid);
+	reid_show("setreuid(ruid, -1)", SYS_setreuid, ruid, none);
+	reid_show("setreuid(-1, ruid)", SYS_setreuid, none, ruid);
+	reid_show("setreuid(ruid, euid)", SYS_setreuid, ruid, euid);
+	reid_show("setreuid, upper bits set", SYS_setreuid, hi | ruid, hi | euid);
+	reid_show("setreuid, -1 with upper bits", SYS_setreuid, ~0UL, ~0UL);
+	reid_show("setregid(-1, -1)", SYS_setregid, none, none);
+	reid_show("setregid(-1, egid)", SYS_setregid, none, egid);
+	reid_show("setregid(rgid, -1)", SYS_setregid, rgid, none);
+	reid_show("setregid(-1, rgid)", SYS_setregid, none, rgid);
+	reid_show("setregid(rgid, egid)", SYS_setregid, rgid, egid);
+	reid_show("setregid, upper bits set", SYS_setregid, hi | rgid, hi | egid);
+	show("setuid, upper bits set", syscall(SYS_setuid, hi | ruid));
+	show("setgid, upper bits set", syscall(SYS_setgid, hi | rgid));
+	/* setfsuid and setfsgid return the old id, never an error */
+	show("setfsuid(-1)", syscall(SYS_setfsuid, none) == (long)euid);
+	show("setfsuid(euid)", syscall(SYS_setfsuid, euid) == (long)euid);
+	show("setfsuid, upper bits set", syscall(SYS_setfsuid, hi | euid) == (long)euid);
+	show("setfsgid(-1)", syscall(SYS_setfsgid, none) == (long)egid);
+	show("setfsgid(egid)", syscall(SYS_setfsgid, egid) == (long)egid);
+	show("setfsgid, upper bits set", syscall(SYS_setfsgid, hi | egid) == (long)egid);
+	/* Another id: not ours to take (root would take it natively). */
+	if (euid != 0) {
+		reid_show("setreuid(other, -1)", SYS_setreuid, other, none);
+		reid_show("setreuid(-1, other)", SYS_setreuid, none, other);
+		reid_show("setregid(other, -1)", SYS_setregid, ogid, none);
+		reid_show("setregid(-1, other)", SYS_setregid, none, ogid);
+		show("setfsuid(other) returns the old one",
+		     syscall(SYS_setfsuid, other) == (long)euid);
+		show("then setfsuid(-1)", syscall(SYS_setfsuid, none) == (long)euid);
+		show("setfsgid(other) returns the old one",
+		     syscall(SYS_setfsgid, ogid) == (long)egid);
+		show("then setfsgid(-1)", syscall(SYS_setfsgid, none) == (long)egid);
+	}
+	if (getresuid(&r, &e, &s) || getresgid(&gr, &ge, &gs))
+		return 1;
+	printf("the ids stay: %d %d\n", r == ruid && e == euid && s == euid,
+	       gr == rgid && ge == egid && gs == egid);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -1587,6 +1647,8 @@ int main(int argc, char **argv)
 		return securebits_case(argv[0]);
 	if (argc == 2 && !strcmp(argv[1], "pidfd"))
 		return pidfd_case();
+	if (argc == 2 && !strcmp(argv[1], "reids"))
+		return reids_case();
 	if (argc == 2 && !strcmp(argv[1], "securebits-exec")) {
 		show("after execve, PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
 		return 0;
@@ -1601,6 +1663,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync|pidfd\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync|pidfd|reids\n");
 	return 2;
 }
