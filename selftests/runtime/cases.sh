@@ -305,6 +305,8 @@ run_case "pidfd_open, pidfd_send_signal, waitid(P_PIDFD): checks and readiness a
 	"$TESTBIN/ltpcalls pidfd"
 run_case "setreuid, setregid, setfsuid, setfsgid: the kernel's answers for the caller's ids" \
 	"$TESTBIN/ltpcalls reids"
+run_case "utimensat, futimens, futimesat, utimes, utime: the times set, the kernel's checks" \
+	"$TESTBIN/ltpcalls utimes"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

@@ -56,6 +56,9 @@
  *   ltpcalls reids     setreuid, setregid, setfsuid and setfsgid with the
  *                      ids the caller has (and, not as root, others): the
  *                      kernel's answers, the upper 32 bits ignored
+ *   ltpcalls utimes    utimensat (a path, an fd: futimens), futimesat,
+ *                      utimes and utime: the times set, the kernel's
+ *                      checks in its order (needs a writable cwd: --rw)
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -94,6 +97,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
 static void show(const char *what, long r)
 {
@@ -1601,6 +1605,89 @@ static int reids_case(void)
 	return 0;
 }
 
+/* ---- utimensat, futimens, futimesat, utimes, utime ---- */
+
+static void times_show(const char *what, long r, const char *path)
+{
+	struct stat st;
+
+	if (r < 0) {
+		printf("%s: -1 %s\n", what, strerrorname_np(errno));
+		return;
+	}
+	if (stat(path, &st))
+		return;
+	printf("%s: 0, atime %ld.%09ld mtime %ld.%09ld\n", what,
+	       (long)st.st_atim.tv_sec, st.st_atim.tv_nsec,
+	       (long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+static int utimes_case(void)
+{
+	struct timespec ts[2] = { { 1000, 500 }, { 2000, 600 } };
+	struct timespec omit[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
+	struct timespec bad[2] = { { 1, 1000000000 }, { 1, 0 } };
+	struct timeval tv[2] = { { 5000, 7 }, { 6000, 8 } };
+	struct utimbuf ub = { 7000, 8000 };
+	const char *name = "ltpcalls.times";
+	int fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600), dir, r;
+
+	dir = open(".", O_RDONLY | O_DIRECTORY);
+	if (fd < 0 || dir < 0)
+		return 1;
+	times_show("utimensat", utimensat(AT_FDCWD, name, ts, 0), name);
+	ts[0].tv_sec = 3000;
+	ts[1].tv_sec = 4000;
+	times_show("futimens", futimens(fd, ts), name);
+	times_show("utimensat(fd, NULL)",
+		   syscall(SYS_utimensat, fd, NULL, ts, 0), name);
+	times_show("utimensat, both UTIME_OMIT on fd 400",
+		   syscall(SYS_utimensat, 400, name, omit, 0), name);
+	times_show("utimensat, one UTIME_OMIT",
+		   utimensat(AT_FDCWD, name,
+			     (struct timespec[]){ { 0, UTIME_OMIT }, { 4500, 9 } }, 0),
+		   name);
+	times_show("utimensat of a missing file, bad times",
+		   syscall(SYS_utimensat, AT_FDCWD, "missing", 1, 0), name);
+	times_show("utimensat(fd, NULL), AT_SYMLINK_NOFOLLOW",
+		   syscall(SYS_utimensat, fd, NULL, ts, AT_SYMLINK_NOFOLLOW), name);
+	times_show("utimensat(AT_FDCWD, NULL)",
+		   syscall(SYS_utimensat, AT_FDCWD, NULL, ts, 0), name);
+	times_show("utimensat(fd 400, NULL)",
+		   syscall(SYS_utimensat, 400, NULL, ts, 0), name);
+	times_show("utimensat, tv_nsec 10^9", utimensat(AT_FDCWD, name, bad, 0), name);
+	times_show("utimensat, flag 0x4000",
+		   syscall(SYS_utimensat, AT_FDCWD, name, ts, 0x4000), name);
+	times_show("futimesat", syscall(SYS_futimesat, AT_FDCWD, name, tv), name);
+	tv[0].tv_sec++;
+	times_show("futimesat from a dirfd", syscall(SYS_futimesat, dir, name, tv), name);
+	tv[0].tv_sec++;
+	times_show("futimesat(fd, NULL)", syscall(SYS_futimesat, fd, NULL, tv), name);
+	times_show("futimesat from a file", syscall(SYS_futimesat, fd, name, tv), name);
+	times_show("futimesat from fd 100", syscall(SYS_futimesat, 100, name, tv), name);
+	times_show("futimesat of a missing file",
+		   syscall(SYS_futimesat, AT_FDCWD, "missing", tv), name);
+	times_show("futimesat, bad times", syscall(SYS_futimesat, AT_FDCWD, name, 1), name);
+	tv[1].tv_usec = 1000000;
+	times_show("futimesat, tv_usec 10^6", syscall(SYS_futimesat, AT_FDCWD, name, tv), name);
+	tv[1].tv_usec = -1;
+	times_show("futimesat, tv_usec -1", syscall(SYS_futimesat, AT_FDCWD, name, tv), name);
+	tv[1].tv_usec = 999999;
+	times_show("utimes", syscall(SYS_utimes, name, tv), name);
+	times_show("utime", syscall(SYS_utime, name, &ub), name);
+	times_show("utime, bad times", syscall(SYS_utime, name, 1), name);
+	r = syscall(SYS_futimesat, AT_FDCWD, name, NULL);
+	printf("futimesat to now: %d\n", r);
+	r = syscall(SYS_utimes, name, NULL);
+	printf("utimes to now: %d\n", r);
+	r = syscall(SYS_utime, name, NULL);
+	printf("utime to now: %d\n", r);
+	close(fd);
+	close(dir);
+	unlink(name);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -1649,6 +1736,8 @@ int main(int argc, char **argv)
 		return pidfd_case();
 	if (argc == 2 && !strcmp(argv[1], "reids"))
 		return reids_case();
+	if (argc == 2 && !strcmp(argv[1], "utimes"))
+		return utimes_case();
 	if (argc == 2 && !strcmp(argv[1], "securebits-exec")) {
 		show("after execve, PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
 		return 0;
@@ -1663,6 +1752,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync|pidfd|reids\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync|pidfd|reids|utimes\n");
 	return 2;
 }
