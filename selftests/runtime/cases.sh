@@ -307,6 +307,8 @@ run_case "setreuid, setregid, setfsuid, setfsgid: the kernel's answers for the c
 	"$TESTBIN/ltpcalls reids"
 run_case "utimensat, futimens, futimesat, utimes, utime: the times set, the kernel's checks" \
 	"$TESTBIN/ltpcalls utimes"
+run_case "sysfs(2) and ustat: the host's file systems, the kernel's errors" \
+	"$TESTBIN/ltpcalls fsinfo"
 expect_output "ppoll and pselect6 apply their signal mask for the wait only" \
 	"pmask ok" "$TESTBIN/pmask"
 expect_output "capget/capset and prctl (pdeath signal, subreaper...), as the kernel's" \

@@ -59,6 +59,8 @@
  *   ltpcalls utimes    utimensat (a path, an fd: futimens), futimesat,
  *                      utimes and utime: the times set, the kernel's
  *                      checks in its order (needs a writable cwd: --rw)
+ *   ltpcalls fsinfo    sysfs(2)'s three options and ustat: the host's
+ *                      answers, the kernel's errors
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -1688,6 +1690,45 @@ static int utimes_case(void)
 	return 0;
 }
 
+/* ---- ustat and sysfs(2) ---- */
+
+static int fsinfo_case(void)
+{
+	char buf[256], name0[256];
+	struct stat st;
+	long n, r;
+
+	n = syscall(SYS_sysfs, 3);
+	show("sysfs(3) is positive", n > 0 ? 1 : n);
+	r = syscall(SYS_sysfs, 2, 0, name0);
+	show("sysfs(2, 0)", r);
+	show("sysfs(1) of its name", syscall(SYS_sysfs, 1, name0));
+	memset(buf, 'x', sizeof(buf));
+	r = syscall(SYS_sysfs, 2, n - 1, buf);
+	show("sysfs(2, last)", r);
+	r = syscall(SYS_sysfs, 1, buf);
+	show("sysfs(1) of the last one's name", r == n - 1);
+	show("sysfs(2, 0) with upper bits", syscall(SYS_sysfs, 2, 1UL << 32, buf));
+	printf("the same name: %d\n", !strcmp(buf, name0));
+	show("sysfs(2, past the last)", syscall(SYS_sysfs, 2, n, buf));
+	show("sysfs(2, 0, NULL)", syscall(SYS_sysfs, 2, 0, NULL));
+	show("sysfs(1, \"ext0\")", syscall(SYS_sysfs, 1, "ext0"));
+	show("sysfs(1, \"\")", syscall(SYS_sysfs, 1, ""));
+	show("sysfs(1, NULL)", syscall(SYS_sysfs, 1, NULL));
+	show("sysfs(4)", syscall(SYS_sysfs, 4, 0, 0));
+	show("sysfs(0)", syscall(SYS_sysfs, 0, 0, 0));
+	show("sysfs(-1)", syscall(SYS_sysfs, -1, 0, 0));
+	show("sysfs(3) with upper bits", syscall(SYS_sysfs, (1L << 32) | 3) == n);
+	if (stat("/", &st))
+		return 1;
+	show("ustat of /'s device", syscall(SYS_ustat, (unsigned int)st.st_dev, buf));
+	show("ustat, upper bits set",
+	     syscall(SYS_ustat, (1UL << 32) | (unsigned int)st.st_dev, buf));
+	show("ustat of device -1", syscall(SYS_ustat, -1, buf));
+	show("ustat, a bad buffer", syscall(SYS_ustat, (unsigned int)st.st_dev, -1L));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -1738,6 +1779,8 @@ int main(int argc, char **argv)
 		return reids_case();
 	if (argc == 2 && !strcmp(argv[1], "utimes"))
 		return utimes_case();
+	if (argc == 2 && !strcmp(argv[1], "fsinfo"))
+		return fsinfo_case();
 	if (argc == 2 && !strcmp(argv[1], "securebits-exec")) {
 		show("after execve, PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
 		return 0;
@@ -1752,6 +1795,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync|pidfd|reids|utimes\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync|pidfd|reids|utimes|fsinfo\n");
 	return 2;
 }
