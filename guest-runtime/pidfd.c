@@ -115,13 +115,66 @@ void pidfd_forget(struct file *f)
 	f->pid_wfd = -1;
 }
 
+/* A new pidfd of @flags naming nothing yet, in @t's table: its fd. */
+static long pidfd_new(struct task *t, unsigned int flags, struct file **fp)
+{
+	struct file *f;
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	f = file_new(fds[0], O_RDWR | (flags & (O_NONBLOCK | PIDFD_THREAD)));
+	if (!f) {
+		close(fds[0]);
+		close(fds[1]);
+		return -ENOMEM;
+	}
+	f->kind = FILE_PIDFD;
+	f->hostnb = true;
+	f->pid_wfd = fds[1];
+	f->pid_next = pidfds;
+	pidfds = f;
+	*fp = f;
+	return fd_install(t, 0, f, true);	/* always close-on-exec */
+}
+
+/* Pidfd @f names @p now, or its thread @th (not the leader) if given. */
+void pidfd_bind(struct file *f, struct proc *p, struct task *th, int nr)
+{
+	f->pid_nr = nr;
+	f->pid_proc = p;
+	f->pid_task = th;
+	if (th) {
+		if (!th->pidfd_ino)
+			th->pidfd_ino = ++pidfd_inos;
+		f->pid_ino = th->pidfd_ino;
+	} else {
+		if (!p->pidfd_ino)
+			p->pidfd_ino = ++pidfd_inos;
+		f->pid_ino = p->pidfd_ino;
+	}
+	if (p->state != PROC_ALIVE)
+		pidfd_ready(f, false);	/* a zombie's pidfd is readable */
+}
+
+/*
+ * clone's CLONE_PIDFD: the pidfd goes into the caller's table before the
+ * child exists (pidfd_bind() once it does), with PIDFD_THREAD for a
+ * thread, as copy_process() makes it.
+ */
+long pidfd_for_clone(struct task *t, bool thread, struct file **fp)
+{
+	return pidfd_new(t, thread ? PIDFD_THREAD : 0, fp);
+}
+
 long sys_pidfd_open(struct task *t, const uint64_t *a)
 {
-	int pid = a[0], fds[2];
+	int pid = a[0];
 	unsigned int flags = a[1];
 	struct proc *p;
 	struct task *th = NULL;
 	struct file *f;
+	long fd;
 
 	if (flags & ~(unsigned int)(O_NONBLOCK | PIDFD_THREAD))
 		return -EINVAL;
@@ -140,34 +193,10 @@ long sys_pidfd_open(struct task *t, const uint64_t *a)
 			return -EINVAL;
 		p = th->p;
 	}
-	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
-		return -errno;
-	f = file_new(fds[0], O_RDWR | (flags & (O_NONBLOCK | PIDFD_THREAD)));
-	if (!f) {
-		close(fds[0]);
-		close(fds[1]);
-		return -ENOMEM;
-	}
-	f->kind = FILE_PIDFD;
-	f->hostnb = true;
-	f->pid_wfd = fds[1];
-	f->pid_nr = pid;
-	f->pid_proc = p;
-	f->pid_task = th;
-	if (th) {
-		if (!th->pidfd_ino)
-			th->pidfd_ino = ++pidfd_inos;
-		f->pid_ino = th->pidfd_ino;
-	} else {
-		if (!p->pidfd_ino)
-			p->pidfd_ino = ++pidfd_inos;
-		f->pid_ino = p->pidfd_ino;
-	}
-	f->pid_next = pidfds;
-	pidfds = f;
-	if (p->state != PROC_ALIVE)
-		pidfd_ready(f, false);	/* a zombie's pidfd is readable */
-	return fd_install(t, 0, f, true);	/* always close-on-exec */
+	fd = pidfd_new(t, flags, &f);
+	if (fd >= 0)
+		pidfd_bind(f, p, th, pid);
+	return fd;
 }
 
 /* What a pidfd (or a /proc/<pid> directory) names, as a struct pid. */

@@ -158,6 +158,8 @@ void pidfd_exited(struct proc *p);
 void pidfd_reaped(struct proc *p);
 void pidfd_task_gone(struct task *t);
 void pidfd_forget(struct file *f);
+long pidfd_for_clone(struct task *t, bool thread, struct file **fp);
+void pidfd_bind(struct file *f, struct proc *p, struct task *th, int nr);
 long pidfd_ioctl(struct file *f, unsigned long arg);
 void pidfd_stat(struct task *t, int gfd, struct stat *st);
 int pidfd_wait_target(struct task *t, int fd, int *pid, bool *nonblock);

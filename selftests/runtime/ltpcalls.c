@@ -61,6 +61,9 @@
  *                      checks in its order (needs a writable cwd: --rw)
  *   ltpcalls fsinfo    sysfs(2)'s three options and ustat: the host's
  *                      answers, the kernel's errors
+ *   ltpcalls clonepidfd  clone's and clone3's CLONE_PIDFD: the pidfd, not
+ *                      in the child's table; the kernel's errors, after
+ *                      which no child and no fd is left
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -1729,6 +1732,84 @@ static int fsinfo_case(void)
 	return 0;
 }
 
+/* ---- clone's and clone3's CLONE_PIDFD ---- */
+
+struct c3args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+	uint64_t stack, stack_size, tls;
+};
+
+static long c3(uint64_t flags, void *pidfd, void *ptid)
+{
+	struct c3args ca = { .flags = flags, .pidfd = (uintptr_t)pidfd,
+			     .parent_tid = (uintptr_t)ptid, .exit_signal = SIGCHLD };
+
+	return syscall(SYS_clone3, &ca, sizeof(ca));
+}
+
+/* The child of a CLONE_PIDFD clone: is fd @fd open in its own table? */
+static void clonepidfd_child(int fd)
+{
+	_exit(fcntl(fd, F_GETFD) < 0 && errno == EBADF ? 40 : 41);
+}
+
+static void clonepidfd_reap(const char *what, int pidfd)
+{
+	struct pollfd pf = { pidfd, POLLIN, 0 };
+	siginfo_t si;
+
+	show(what, poll(&pf, 1, 5000));
+	memset(&si, 0, sizeof(si));
+	show("waitid(P_PIDFD)", waitid(P_PIDFD, pidfd, &si, WEXITED));
+	printf("its status: %d (40: the child has no such fd)\n", si.si_status);
+	close(pidfd);
+}
+
+static int clonepidfd_case(void)
+{
+	int pidfd = -1, expect, ptid = 0;
+	long r;
+
+	expect = dup(0);
+	close(expect);
+	r = c3(CLONE_PIDFD, &pidfd, NULL);
+	if (r == 0)
+		clonepidfd_child(expect);
+	show("clone3(CLONE_PIDFD)", r > 0 ? 0 : r);
+	printf("the pidfd: the lowest free fd %d, close-on-exec %d, F_GETFL %#x\n",
+	       pidfd == expect, fcntl(pidfd, F_GETFD), fcntl(pidfd, F_GETFL));
+	if (r > 0)
+		clonepidfd_reap("poll until the child exits", pidfd);
+	r = syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, 0, &pidfd, 0, 0);
+	if (r == 0)
+		clonepidfd_child(expect);
+	show("clone(CLONE_PIDFD)", r > 0 ? 0 : r);
+	printf("the pidfd: the lowest free fd %d\n", pidfd == expect);
+	if (r > 0)
+		clonepidfd_reap("poll until the child exits", pidfd);
+	r = c3(CLONE_PIDFD | CLONE_PARENT_SETTID, &pidfd, &ptid);
+	if (r == 0)
+		_exit(0);
+	show("clone3(CLONE_PIDFD | CLONE_PARENT_SETTID)", r > 0 ? 0 : r);
+	printf("parent_tid is the pid %d\n", r > 0 && ptid == r);
+	if (r > 0)
+		clonepidfd_reap("poll until the child exits", pidfd);
+	show("clone3, the pidfd at parent_tid's place",
+	     c3(CLONE_PIDFD | CLONE_PARENT_SETTID, &pidfd, &pidfd));
+	show("clone, CLONE_PIDFD with CLONE_PARENT_SETTID",
+	     syscall(SYS_clone, CLONE_PIDFD | CLONE_PARENT_SETTID | SIGCHLD, 0,
+		     &pidfd, 0, 0));
+	show("clone, CLONE_PIDFD with CLONE_DETACHED",
+	     syscall(SYS_clone, CLONE_PIDFD | CLONE_DETACHED | SIGCHLD, 0,
+		     &pidfd, 0, 0));
+	show("clone3(CLONE_PIDFD), a bad pidfd address", c3(CLONE_PIDFD, (void *)1, NULL));
+	show("then no child is there", waitpid(-1, NULL, WNOHANG));
+	r = dup(0);
+	printf("and no fd was left: %d\n", r == expect);
+	close(r);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -1781,6 +1862,8 @@ int main(int argc, char **argv)
 		return utimes_case();
 	if (argc == 2 && !strcmp(argv[1], "fsinfo"))
 		return fsinfo_case();
+	if (argc == 2 && !strcmp(argv[1], "clonepidfd"))
+		return clonepidfd_case();
 	if (argc == 2 && !strcmp(argv[1], "securebits-exec")) {
 		show("after execve, PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
 		return 0;
@@ -1795,6 +1878,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync|pidfd|reids|utimes|fsinfo\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync|pidfd|reids|utimes|fsinfo|clonepidfd\n");
 	return 2;
 }
