@@ -1747,6 +1747,16 @@ static long c3(uint64_t flags, void *pidfd, void *ptid)
 	return syscall(SYS_clone3, &ca, sizeof(ca));
 }
 
+static void clonepidfd_reap_thread(int tfd)
+{
+	struct pollfd pf = { tfd, POLLIN, 0 };
+
+	show("poll until the thread is gone", poll(&pf, 1, 5000));
+	pfd_ready("an ended thread", tfd, true);
+	show("pidfd_send_signal, an ended thread", pfd_send(tfd, 0, NULL, 0));
+	close(tfd);
+}
+
 /* The child of a CLONE_PIDFD clone: is fd @fd open in its own table? */
 static void clonepidfd_child(int fd)
 {
@@ -1763,6 +1773,37 @@ static void clonepidfd_reap(const char *what, int pidfd)
 	show("waitid(P_PIDFD)", waitid(P_PIDFD, pidfd, &si, WEXITED));
 	printf("its status: %d (40: the child has no such fd)\n", si.si_status);
 	close(pidfd);
+}
+
+static int clonepidfd_thread(void *arg)
+{
+	char c;
+
+	return read(*(int *)arg, &c, 1) < 0;
+}
+
+/* A thread's pidfd (6.9, so from 6.12 here): PIDFD_THREAD, its end. */
+static void clonepidfd_threadcase(void)
+{
+	static char stack[65536] __attribute__((aligned(16)));
+	int q[2], tfd = -1;
+	long r;
+
+	if (!pidfs_kernel() || pipe(q))
+		return;
+	r = clone(clonepidfd_thread, stack + sizeof(stack),
+		  CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+		  CLONE_THREAD | CLONE_SYSVSEM | CLONE_PIDFD, q, &tfd);
+	show("clone(CLONE_THREAD | CLONE_PIDFD)", r > 0 ? 0 : r);
+	if (r <= 0)
+		return;
+	printf("its pidfd: F_GETFL %#x\n", fcntl(tfd, F_GETFL));
+	pfd_ready("a running thread", tfd, true);
+	if (write(q[1], "x", 1) != 1)
+		return;
+	clonepidfd_reap_thread(tfd);
+	close(q[0]);
+	close(q[1]);
 }
 
 static int clonepidfd_case(void)
@@ -1807,6 +1848,7 @@ static int clonepidfd_case(void)
 	r = dup(0);
 	printf("and no fd was left: %d\n", r == expect);
 	close(r);
+	clonepidfd_threadcase();
 	return 0;
 }
 
