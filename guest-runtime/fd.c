@@ -59,6 +59,8 @@ void file_put(struct file *f)
 	if (f && --f->refs == 0) {
 		if (f->kind == FILE_SIGNALFD)
 			sigfd_forget(f);
+		if (f->kind == FILE_PIDFD)
+			pidfd_forget(f);
 		if (f->kind == FILE_SOCKET && f->sock_family == AF_NETLINK)
 			netlink_release(f);
 		locks_release(f);
@@ -381,6 +383,8 @@ long sys_read(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
+	if (f->kind == FILE_PIDFD)
+		return -EINVAL;	/* no read operation (FMODE_CAN_READ) */
 	if (f->kind == FILE_SIGNALFD)
 		return sigfd_read(t, f, &(struct iovec){ (void *)a[1], a[2] }, 1);
 	if (!n)
@@ -407,7 +411,7 @@ long sys_write(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
-	if (f->kind == FILE_SIGNALFD)
+	if (f->kind == FILE_SIGNALFD || f->kind == FILE_PIDFD)
 		return -EINVAL;	/* it has no write operation */
 	if (!n)
 		return 0;
@@ -496,6 +500,8 @@ long sys_readv(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
+	if (f->kind == FILE_PIDFD)
+		return -EINVAL;
 	r = iov_load(t, a[1], a[2], iov, &total);
 	if (r == 0 && f->kind == FILE_SIGNALFD)
 		return sigfd_read(t, f, iov, a[2]);
@@ -521,7 +527,7 @@ long sys_writev(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
-	if (f->kind == FILE_SIGNALFD)
+	if (f->kind == FILE_SIGNALFD || f->kind == FILE_PIDFD)
 		return -EINVAL;	/* it has no write operation */
 	r = iov_load(t, a[1], a[2], iov, &total);
 	if (r < 0 || !total)
@@ -558,6 +564,8 @@ static long prwv(struct task *t, const uint64_t *a, bool wr, bool v2)
 		return -EINVAL;
 	if (!f)
 		return -EBADF;
+	if (f->kind == FILE_PIDFD)
+		return -EINVAL;
 	r = iov_load(t, a[1], a[2], iov, &total);
 	if (r < 0)
 		return r;
@@ -609,6 +617,8 @@ long sys_pread64(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
+	if (f->kind == FILE_PIDFD)
+		return -EINVAL;	/* no read or write operation */
 	if ((int64_t)a[3] >= 0) {
 		r = whole_file_io(t, f, a[1], a[2], a[3], false);
 		if (r != -ENOENT)
@@ -635,6 +645,8 @@ long sys_pwrite64(struct task *t, const uint64_t *a)
 
 	if (!f)
 		return -EBADF;
+	if (f->kind == FILE_PIDFD)
+		return -EINVAL;	/* no read or write operation */
 	if ((int64_t)a[3] >= 0) {
 		r = whole_file_io(t, f, a[1], a[2], a[3], true);
 		if (r != -ENOENT)
@@ -885,6 +897,9 @@ long sys_ioctl(struct task *t, const uint64_t *a)
 	if (!e || (e->f->flags & O_PATH))	/* fdget() skips O_PATH files */
 		return -EBADF;
 	f = e->f;
+	if (f->kind == FILE_PIDFD && cmd != FIONBIO && cmd != FIOCLEX &&
+	    cmd != FIONCLEX)
+		return pidfd_ioctl(f, a[2]);
 	switch (cmd) {
 	case TCGETS:
 	case TIOCGWINSZ:
@@ -986,6 +1001,7 @@ long sys_fstat(struct task *t, const uint64_t *a)
 		return -EBADF;
 	if (fstat(f->hostfd, &st) < 0)
 		return -errno;
+	pidfd_stat(t, a[0], &st);
 	return copy_to_guest(t, a[1], &st, sizeof(st)) < 0 ? -EFAULT : 0;
 }
 

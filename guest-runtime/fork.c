@@ -72,7 +72,8 @@ static void task_inherit(struct task *c, const struct task *t)
 }
 
 static long clone_thread(struct task *t, uint64_t flags, uint64_t stack,
-			 uint64_t ptid, uint64_t ctid, uint64_t tls)
+			 uint64_t ptid, uint64_t ctid, uint64_t tls,
+			 struct file *pidfd)
 {
 	struct uml_thread *th;
 	struct task *c;
@@ -95,6 +96,8 @@ static long clone_thread(struct task *t, uint64_t flags, uint64_t stack,
 	task_inherit(c, t);
 	child_regs(t, c, flags, stack, tls);
 	clone_tids(t, c, flags, ptid, ctid);
+	if (pidfd)
+		pidfd_bind(pidfd, t->p, c, tid);
 	fast_task_setup(c);
 	sched_enqueue(c);
 	return tid;
@@ -141,7 +144,8 @@ static int proc_copy_state(struct proc *p, struct proc *parent,
 }
 
 static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
-			  uint64_t ptid, uint64_t ctid, uint64_t tls)
+			  uint64_t ptid, uint64_t ctid, uint64_t tls,
+			  struct file *pidfd, int pidfd_nr)
 {
 	struct uml_thread *th;
 	struct uml_aspace *as;
@@ -182,6 +186,16 @@ static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
 		proc_reap(p);
 		return -ENOMEM;
 	}
+	if (pidfd) {
+		pidfd_bind(pidfd, p, NULL, p->pid);
+		/* Installed after copy_files(): not in a table of its own. */
+		if (!(flags & CLONE_FILES) && pidfd_nr < p->fdt->size &&
+		    p->fdt->ent[pidfd_nr].f == pidfd) {
+			file_put(pidfd);
+			p->fdt->ent[pidfd_nr].f = NULL;
+			p->fdt->ent[pidfd_nr].cloexec = false;
+		}
+	}
 	if (flags & G_CLONE_CLEAR_SIGHAND)
 		sig_exec_reset(p);	/* clone3: flush_signal_handlers() */
 	/* Its getpid, getppid... are still the parent's: correct them. */
@@ -212,8 +226,12 @@ static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
 }
 
 static long do_clone(struct task *t, uint64_t flags, uint64_t stack,
-		     uint64_t ptid, uint64_t ctid, uint64_t tls)
+		     uint64_t ptid, uint64_t ctid, uint64_t tls, uint64_t upidfd)
 {
+	struct file *pf = NULL;
+	long r, pfd = -1;
+	int32_t v;
+
 	if (t->sys_again && t->vfork_child) {
 		long pid = t->vfork_child;
 
@@ -229,17 +247,41 @@ static long do_clone(struct task *t, uint64_t flags, uint64_t stack,
 	if ((flags & CLONE_PARENT) && !t->p->parent)
 		return -EINVAL;
 	if (flags & (CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET |
-		     CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD))
+		     CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP))
 		return -EINVAL;
+	if ((flags & CLONE_PIDFD) && (flags & CLONE_DETACHED))
+		return -EINVAL;
+	if (flags & CLONE_PIDFD) {
+		/* The fd is written before the child exists: EFAULT fails it. */
+		pfd = pidfd_for_clone(t, flags & CLONE_THREAD, &pf);
+		if (pfd < 0)
+			return pfd;
+		v = pfd;
+		if (copy_to_guest(t, upidfd, &v, sizeof(v)) < 0) {
+			sys_close(t, (uint64_t[]){ pfd });
+			return -EFAULT;
+		}
+	}
 	if (flags & CLONE_THREAD)
-		return clone_thread(t, flags, stack, ptid, ctid, tls);
-	return clone_process(t, flags, stack, ptid, ctid, tls);
+		r = clone_thread(t, flags, stack, ptid, ctid, tls, pf);
+	else
+		r = clone_process(t, flags, stack, ptid, ctid, tls, pf, pfd);
+	if (r < 0 && r != SYS_BLOCK && pf)
+		sys_close(t, (uint64_t[]){ pfd });
+	return r;
 }
 
 long sys_clone(struct task *t, const uint64_t *a)
 {
-	/* x86-64 order: flags, stack, parent_tid, child_tid, tls */
-	return do_clone(t, (uint32_t)a[0], a[1], a[2], a[3], a[4]);
+	uint32_t flags = a[0];
+
+	/*
+	 * x86-64 order: flags, stack, parent_tid, child_tid, tls; the pidfd
+	 * goes where parent_tid points, so not both (kernel_clone()).
+	 */
+	if ((flags & CLONE_PIDFD) && (flags & CLONE_PARENT_SETTID))
+		return -EINVAL;
+	return do_clone(t, flags, a[1], a[2], a[3], a[4], a[2]);
 }
 
 /* include/uapi/linux/sched.h */
@@ -296,8 +338,8 @@ static int clone_set_tid(struct task *t, const int32_t *tids, uint64_t n)
 
 /*
  * clone3: the checks of copy_clone_args_from_user() and
- * clone3_args_valid(), then clone's own path.  No pidfds and no
- * cgroups in a guest: CLONE_PIDFD and CLONE_INTO_CGROUP are EINVAL.
+ * clone3_args_valid(), then clone's own path.  No cgroups in a guest:
+ * CLONE_INTO_CGROUP is EINVAL.
  */
 long sys_clone3(struct task *t, const uint64_t *a)
 {
@@ -307,7 +349,7 @@ long sys_clone3(struct task *t, const uint64_t *a)
 	long r;
 
 	if (t->sys_again && t->vfork_child)
-		return do_clone(t, 0, 0, 0, 0, 0);	/* the vfork wait ended */
+		return do_clone(t, 0, 0, 0, 0, 0, 0);	/* the vfork wait ended */
 	if (size > PAGE_SIZE)
 		return -E2BIG;
 	if (size < CLONE_ARGS_SIZE_VER0)
@@ -346,8 +388,11 @@ long sys_clone3(struct task *t, const uint64_t *a)
 			return r;
 		pid_want = tids[0];
 	}
+	if ((ca.flags & CLONE_PIDFD) && (ca.flags & CLONE_PARENT_SETTID) &&
+	    ca.pidfd == ca.parent_tid)
+		return -EINVAL;		/* kernel_clone(): not at one place */
 	r = do_clone(t, ca.flags | ca.exit_signal, stack, ca.parent_tid,
-		     ca.child_tid, ca.tls);
+		     ca.child_tid, ca.tls, ca.pidfd);
 	pid_want = 0;
 	return r;
 }
@@ -355,13 +400,13 @@ long sys_clone3(struct task *t, const uint64_t *a)
 long sys_fork(struct task *t, const uint64_t *a)
 {
 	(void)a;
-	return do_clone(t, SIGCHLD, 0, 0, 0, 0);
+	return do_clone(t, SIGCHLD, 0, 0, 0, 0, 0);
 }
 
 long sys_vfork(struct task *t, const uint64_t *a)
 {
 	(void)a;
-	return do_clone(t, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0);
+	return do_clone(t, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0, 0);
 }
 
 long sys_exit(struct task *t, const uint64_t *a)
@@ -527,6 +572,7 @@ long sys_waitid(struct task *t, const uint64_t *a)
 {
 	int idtype = a[0], id = a[1], options = a[3], err, st;
 	int32_t si[32] = { 0 };	/* siginfo_t */
+	bool nonblock = false;
 	enum wait_event ev;
 	struct proc *c;
 
@@ -536,14 +582,26 @@ long sys_waitid(struct task *t, const uint64_t *a)
 	if (!(options & (WEXITED | WSTOPPED | WCONTINUED)))
 		return -EINVAL;
 	if ((idtype == P_PID && id <= 0) || (idtype == P_PGID && id < 0) ||
-	    (idtype != P_ALL && idtype != P_PID && idtype != P_PGID))
+	    (idtype == P_PIDFD && id < 0) ||
+	    (idtype != P_ALL && idtype != P_PID && idtype != P_PGID &&
+	     idtype != P_PIDFD))
 		return -EINVAL;
 	if (idtype == P_PGID && id == 0)
 		id = t->p->pgid;	/* the caller's group, since Linux 5.4 */
-	c = wait_find(t, idtype, id, options, &ev, &err);
+	if (idtype == P_PIDFD) {
+		/* The process the pidfd names, as P_PID (pidfd.c). */
+		err = pidfd_wait_target(t, id, &id, &nonblock);
+		if (err)
+			return err;
+		idtype = P_PID;
+	}
+	c = wait_find(t, idtype, id, nonblock ? options | WNOHANG : options,
+		      &ev, &err);
 	if (!c) {
 		if (err)
 			return err;
+		if (nonblock && !(options & WNOHANG))
+			return -EAGAIN;	/* an O_NONBLOCK pidfd */
 		if (!(options & WNOHANG)) {
 			t->w.child = true;
 			return SYS_BLOCK;

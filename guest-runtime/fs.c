@@ -618,10 +618,14 @@ static long do_stat(struct task *t, int gdirfd, uint64_t upath, uint64_t ubuf,
 	r = path_get(t, gdirfd, upath, &hp, !(flags & AT_SYMLINK_NOFOLLOW));
 	if (r < 0)
 		return r;
-	if (fstatat(hp.dirfd, hp.name, &st, flags) < 0)
+	if (fstatat(hp.dirfd, hp.name, &st, flags) < 0) {
 		r = -errno;
-	else if (copy_to_guest(t, ubuf, &st, sizeof(st)) < 0)
-		r = -EFAULT;
+	} else {
+		if (!hp.name[0] && gdirfd != AT_FDCWD)	/* AT_EMPTY_PATH */
+			pidfd_stat(t, gdirfd, &st);
+		if (copy_to_guest(t, ubuf, &st, sizeof(st)) < 0)
+			r = -EFAULT;
+	}
 	hpath_put(&hp);
 	return r;
 }
@@ -762,7 +766,6 @@ static bool op_follows(enum path_op op, const uint64_t *v)
 static long path_modify(struct task *t, int gdirfd, uint64_t upath,
 			enum path_op op, const uint64_t *v)
 {
-	struct timespec ts[2];
 	struct hpath hp;
 	int r;
 
@@ -797,14 +800,9 @@ static long path_modify(struct task *t, int gdirfd, uint64_t upath,
 		r = openat(hp.dirfd, hp.name, O_WRONLY | O_CLOEXEC);
 		r = r < 0 ? r : (ftruncate(r, v[0]) < 0 ? (close(r), -1) : close(r));
 		break;
-	case OP_UTIME:
-		if (v[0] && copy_from_guest(t, ts, v[0], sizeof(ts)) < 0) {
-			errno = EFAULT;
-			r = -1;
-			break;
-		}
+	case OP_UTIME:	/* v[0]: the runtime's timespec[2] or NULL */
 		r = syscall(SYS_utimensat, hp.dirfd, hp.name,
-			    v[0] ? ts : NULL, v[1]);
+			    (const struct timespec *)(uintptr_t)v[0], v[1]);
 		break;
 	}
 	r = r < 0 ? -errno : 0;
@@ -883,19 +881,90 @@ long sys_truncate(struct task *t, const uint64_t *a)
 	return path_modify(t, AT_FDCWD, a[0], OP_TRUNC, a + 1);
 }
 
-long sys_utimensat(struct task *t, const uint64_t *a)
+/*
+ * The kernel's do_utimes() with the times read (NULL: now): no path and
+ * a dirfd is the fd's own file (futimens), which takes no flags; else a
+ * path, which may be relative to the dirfd.  The host checks the times.
+ */
+static long do_utimes(struct task *t, int gdirfd, uint64_t upath,
+		      const struct timespec *ts, int flags)
 {
 	struct file *f;
 
-	if (a[1])
-		return path_modify(t, a[0], a[1], OP_UTIME, a + 2);
-	/* futimens(fd): no path. */
-	if (!opt.rw)
-		return -EROFS;
-	f = fd_lookup(t, a[0]);
-	if (!f)
-		return -EBADF;
-	return futimens(f->hostfd, NULL) < 0 ? -errno : 0;
+	if (!upath && gdirfd != AT_FDCWD) {
+		if (flags)
+			return -EINVAL;
+		f = fd_lookup(t, gdirfd);
+		if (!f || (f->flags & O_PATH))	/* fdget() skips O_PATH */
+			return -EBADF;
+		if (!opt.rw)
+			return -EROFS;
+		return futimens(f->hostfd, ts) < 0 ? -errno : 0;
+	}
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	return path_modify(t, gdirfd, upath, OP_UTIME,
+			   (uint64_t[]){ (uintptr_t)ts, flags });
+}
+
+/* utimensat: the times first (EFAULT), both UTIME_OMIT is nothing to do. */
+long sys_utimensat(struct task *t, const uint64_t *a)
+{
+	struct timespec ts[2];
+
+	if (a[2]) {
+		if (copy_from_guest(t, ts, a[2], sizeof(ts)) < 0)
+			return -EFAULT;
+		if (ts[0].tv_nsec == UTIME_OMIT && ts[1].tv_nsec == UTIME_OMIT)
+			return 0;
+	}
+	return do_utimes(t, a[0], a[1], a[2] ? ts : NULL, a[3]);
+}
+
+/* futimesat and utimes: timevals, their microseconds checked first. */
+static long do_futimesat(struct task *t, int gdirfd, uint64_t upath,
+			 uint64_t utv)
+{
+	struct timeval tv[2];
+	struct timespec ts[2];
+	int i;
+
+	if (!utv)
+		return do_utimes(t, gdirfd, upath, NULL, 0);
+	if (copy_from_guest(t, tv, utv, sizeof(tv)) < 0)
+		return -EFAULT;
+	for (i = 0; i < 2; i++) {
+		if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
+			return -EINVAL;
+		ts[i].tv_sec = tv[i].tv_sec;
+		ts[i].tv_nsec = tv[i].tv_usec * 1000;
+	}
+	return do_utimes(t, gdirfd, upath, ts, 0);
+}
+
+long sys_futimesat(struct task *t, const uint64_t *a)
+{
+	return do_futimesat(t, a[0], a[1], a[2]);
+}
+
+long sys_utimes(struct task *t, const uint64_t *a)
+{
+	return do_futimesat(t, AT_FDCWD, a[0], a[1]);
+}
+
+/* utime: a struct utimbuf, whole seconds. */
+long sys_utime(struct task *t, const uint64_t *a)
+{
+	struct timespec ts[2] = { { 0, 0 }, { 0, 0 } };
+	int64_t ub[2];
+
+	if (!a[1])
+		return do_utimes(t, AT_FDCWD, a[0], NULL, 0);
+	if (copy_from_guest(t, ub, a[1], sizeof(ub)) < 0)
+		return -EFAULT;
+	ts[0].tv_sec = ub[0];
+	ts[1].tv_sec = ub[1];
+	return do_utimes(t, AT_FDCWD, a[0], ts, 0);
 }
 
 /* Two-path operations: rename, link, symlink. */

@@ -50,10 +50,14 @@ long sys_getegid(struct task *t, const uint64_t *a)
 	return getegid();
 }
 
-/* One user: "changing" to the ids one already has succeeds. */
+/*
+ * One user: "changing" to the ids one already has succeeds.  An id is a
+ * uid_t, 32 bits: the kernel never sees the upper half of the register.
+ */
 static long same_id(uint64_t want, unsigned int have)
 {
-	return (uint32_t)want == (uint32_t)-1 || want == have ? 0 : -EPERM;
+	return (uint32_t)want == (uint32_t)-1 || (uint32_t)want == have ?
+	       0 : -EPERM;
 }
 
 static long do_setuid(struct task *t, const uint64_t *a)
@@ -82,6 +86,23 @@ static long do_setresgid(struct task *t, const uint64_t *a)
 	       same_id(a[2], getgid());
 }
 
+/*
+ * setreuid and setregid: the kernel lets the real id become the real or
+ * the effective one, and the effective id any of the three; with ids
+ * that never change, what is allowed and can be done is what is there.
+ */
+static long do_setreuid(struct task *t, const uint64_t *a)
+{
+	(void)t;
+	return same_id(a[0], getuid()) ?: same_id(a[1], geteuid());
+}
+
+static long do_setregid(struct task *t, const uint64_t *a)
+{
+	(void)t;
+	return same_id(a[0], getgid()) ?: same_id(a[1], getegid());
+}
+
 /* The ids may have changed: so may the host's answers. */
 static long ids_changed(struct task *t, long r)
 {
@@ -108,6 +129,34 @@ long sys_setresuid(struct task *t, const uint64_t *a)
 long sys_setresgid(struct task *t, const uint64_t *a)
 {
 	return ids_changed(t, do_setresgid(t, a));
+}
+
+long sys_setreuid(struct task *t, const uint64_t *a)
+{
+	return ids_changed(t, do_setreuid(t, a));
+}
+
+long sys_setregid(struct task *t, const uint64_t *a)
+{
+	return ids_changed(t, do_setregid(t, a));
+}
+
+/*
+ * setfsuid and setfsgid return the old file-system id, never an error
+ * (kernel/sys.c).  It follows the effective id, which never changes: a
+ * new one is refused, or taken by one with CAP_SETUID where the runtime
+ * cannot give it, so the old one stays and every call returns it.
+ */
+long sys_setfsuid(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return geteuid();
+}
+
+long sys_setfsgid(struct task *t, const uint64_t *a)
+{
+	(void)t; (void)a;
+	return getegid();
 }
 
 static long put3(struct task *t, const uint64_t *a, uint32_t v)

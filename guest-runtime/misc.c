@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -255,4 +257,45 @@ long sys_prctl(struct task *t, const uint64_t *a)
 	}
 	r = cred_prctl(t, a);
 	return r == -ENOSYS ? -EINVAL : r;
+}
+
+/*
+ * ustat and sysfs(2): what the host's kernel knows of its file systems,
+ * read-only, asked on the guest's behalf with the runtime's buffers.
+ * The guest's files are the host's, and so are their st_dev.
+ */
+long sys_ustat(struct task *t, const uint64_t *a)
+{
+	char buf[32];	/* struct ustat: f_tfree, f_tinode, f_fname, f_fpack */
+
+	if (syscall(SYS_ustat, (unsigned int)a[0], buf) < 0)
+		return -errno;
+	return copy_to_guest(t, a[1], buf, sizeof(buf)) < 0 ? -EFAULT : 0;
+}
+
+/* fs/filesystems.c's sysfs(): option 1 a name's index, 2 an index's name, 3 the count. */
+long sys_sysfs(struct task *t, const uint64_t *a)
+{
+	char name[PATH_MAX];
+	long r;
+
+	switch ((int)a[0]) {
+	case 1:
+		r = strncpy_from_guest(t, name, a[1], sizeof(name));
+		if (r < 0)
+			return r;	/* getname(): EFAULT, ENAMETOOLONG */
+		r = syscall(SYS_sysfs, 1, name);
+		return r < 0 ? -errno : r;
+	case 2:
+		r = syscall(SYS_sysfs, 2, (unsigned int)a[1], name);
+		if (r < 0)
+			return -errno;
+		name[sizeof(name) - 1] = 0;
+		return copy_to_guest(t, a[2], name, strlen(name) + 1) < 0 ?
+		       -EFAULT : 0;
+	case 3:
+		r = syscall(SYS_sysfs, 3);
+		return r < 0 ? -errno : r;
+	}
+	return -EINVAL;
 }

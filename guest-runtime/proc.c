@@ -116,6 +116,7 @@ static void task_unlink(struct task *t)
 		}
 	}
 	t->p->nthreads--;
+	pidfd_task_gone(t);
 	sched_dequeue(t);
 	wait_reset(&t->w);	/* an open FIFO it waited in, for one */
 	if (current == t)
@@ -314,6 +315,7 @@ void proc_exit_group(struct proc *p, int wstatus)
 		return;
 	p->state = PROC_ZOMBIE;
 	p->wstatus = wstatus;
+	pidfd_exited(p);
 	usage_proc_done(p);	/* before its host tasks go */
 	if (p->as_shared) {
 		/* Its threads go; the address space stays its parent's. */
@@ -360,6 +362,7 @@ void proc_reap(struct proc *p)
 		}
 	}
 	nprocs--;
+	pidfd_reaped(p);
 	sigqueue_drop(&p->shared_pending, ~0ULL);
 	sighand_put(p->sh);
 	free(p->exe);

@@ -475,10 +475,14 @@ static void fill_siginfo(struct g_siginfo *gi, const struct ksiginfo *si)
 		}
 		gi->chld.pid = si->pid;
 		gi->chld.uid = si->uid;
-		if (si->signo == SIGCHLD)
+		/*
+		 * A child's status, else the value: 0 but for a siginfo a
+		 * guest gave (rt_sigqueueinfo, pidfd_send_signal), which a
+		 * process may send itself with any code, value and all.
+		 */
+		if (si->signo == SIGCHLD && si->code > 0)
 			gi->chld.status = si->status;
-		else if (si->code == -1 /* SI_QUEUE */ || si->code == -3 ||
-			 si->code == -4)
+		else
 			memcpy(gi->raw + 8, &si->value, 8);	/* si_value */
 	}
 }

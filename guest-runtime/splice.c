@@ -30,7 +30,8 @@ static int two_files(struct task *t, uint64_t a, uint64_t b,
 	*fb = fd_lookup(t, b);
 	if (!*fa || !*fb)
 		return -EBADF;
-	if ((*fa)->kind == FILE_SIGNALFD || (*fb)->kind == FILE_SIGNALFD)
+	if ((*fa)->kind == FILE_SIGNALFD || (*fb)->kind == FILE_SIGNALFD ||
+	    (*fa)->kind == FILE_PIDFD || (*fb)->kind == FILE_PIDFD)
 		return -EINVAL;
 	return 0;
 }
@@ -72,7 +73,7 @@ static long wait_either(struct task *t, struct file *in, struct file *out,
 long sys_sendfile(struct task *t, const uint64_t *a)
 {
 	struct file *out, *in;
-	loff_t off, *p;
+	loff_t off, *p = NULL;
 	size_t done = 0;
 	ssize_t n;
 	int r;

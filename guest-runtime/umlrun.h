@@ -64,7 +64,7 @@ extern bool root_is_slash;
 
 /* Files that are more than a host fd to the runtime. */
 enum file_kind { FILE_PLAIN, FILE_EPOLL, FILE_EVENTFD, FILE_TIMERFD,
-		 FILE_SOCKET, FILE_SIGNALFD, FILE_INOTIFY };
+		 FILE_SOCKET, FILE_SIGNALFD, FILE_INOTIFY, FILE_PIDFD };
 
 struct file {
 	enum file_kind kind;
@@ -93,6 +93,14 @@ struct file {
 	bool sfd_ready;		/* its host eventfd is readable */
 	bool sfd_want;
 	struct file *sfd_next;
+	/* pidfd (pidfd.c): hostfd is a pipe's read end, pid_wfd its write end */
+	int pid_nr;		/* the pid it was opened for */
+	int pid_wfd;		/* -1 once the process (thread) is gone */
+	bool pid_ready;		/* the byte that makes it readable is there */
+	struct proc *pid_proc;	/* its process, NULL once reaped */
+	struct task *pid_task;	/* PIDFD_THREAD: a thread not the leader */
+	uint64_t pid_ino;	/* fstat's st_ino: one per process or thread */
+	struct file *pid_next;
 };
 
 struct fdent {
@@ -143,6 +151,18 @@ void sigfd_forget(struct file *f);
 struct iovec;
 long sigfd_read(struct task *t, struct file *f, const struct iovec *iov,
 		int cnt);
+
+/* pidfd.c */
+struct stat;
+void pidfd_exited(struct proc *p);
+void pidfd_reaped(struct proc *p);
+void pidfd_task_gone(struct task *t);
+void pidfd_forget(struct file *f);
+long pidfd_for_clone(struct task *t, bool thread, struct file **fp);
+void pidfd_bind(struct file *f, struct proc *p, struct task *th, int nr);
+long pidfd_ioctl(struct file *f, unsigned long arg);
+void pidfd_stat(struct task *t, int gfd, struct stat *st);
+int pidfd_wait_target(struct task *t, int fd, int *pid, bool *nonblock);
 
 /* /proc and /dev/fd as the guest sees them (procfs.c). */
 int procfs_rewrite(struct task *t, char *path, size_t len);
@@ -340,6 +360,7 @@ struct task {
 	struct waitinfo w;
 	/* Capabilities (cred.c) and prctl's per-thread settings (misc.c). */
 	uint64_t cap_eff, cap_prm, cap_inh, cap_bset, cap_amb;
+	uint64_t pidfd_ino;	/* its pidfds' st_ino, 0 until one is opened */
 	int pdeath_signal;	/* PR_SET_PDEATHSIG: sent when the parent exits */
 	unsigned int securebits; /* PR_SET_SECUREBITS, keepcaps among them */
 	bool no_new_privs;
@@ -399,6 +420,7 @@ struct proc {
 	/* What the host answers for the CONST syscalls (fast.c). */
 	int64_t fast_val[FAST_NCONST];
 	unsigned int fast_const;	/* bit i: fast_val[i] is set */
+	uint64_t pidfd_ino;	/* its pidfds' st_ino, 0 until one is opened */
 };
 
 extern struct proc *procs;

@@ -783,13 +783,9 @@ static void part_xattr(void)
 static void part_clone3_guest(void)
 {
 	struct clone_args ca;
-	int pidfd = -1;
 
 	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_PIDFD;
-	ca.pidfd = (uintptr_t)&pidfd;
 	ca.exit_signal = SIGCHLD;
-	show("CLONE_PIDFD (no pidfds)", clone3_raw(&ca, sizeof(ca)));
 	ca.flags = CLONE_INTO_CGROUP;
 	ca.cgroup = 0;
 	show("CLONE_INTO_CGROUP (no cgroups)", clone3_raw(&ca, sizeof(ca)));

@@ -49,6 +49,21 @@
  *                      writable cwd: --rw)
  *   ltpcalls rasync    readahead and sync_file_range: regular files, and
  *                      the kernel's errors for the others and bad input
+ *   ltpcalls pidfd     pidfd_open, pidfd_send_signal and waitid(P_PIDFD):
+ *                      the kernel's checks, readiness by poll, select and
+ *                      epoll of a running, a zombie and a reaped child
+ *                      (and, from 6.12, of a PIDFD_THREAD thread)
+ *   ltpcalls reids     setreuid, setregid, setfsuid and setfsgid with the
+ *                      ids the caller has (and, not as root, others): the
+ *                      kernel's answers, the upper 32 bits ignored
+ *   ltpcalls utimes    utimensat (a path, an fd: futimens), futimesat,
+ *                      utimes and utime: the times set, the kernel's
+ *                      checks in its order (needs a writable cwd: --rw)
+ *   ltpcalls fsinfo    sysfs(2)'s three options and ustat: the host's
+ *                      answers, the kernel's errors
+ *   ltpcalls clonepidfd  clone's and clone3's CLONE_PIDFD: the pidfd, not
+ *                      in the child's table; the kernel's errors, after
+ *                      which no child and no fd is left
  *   ltpcalls xferloop SECS  sendfile, copy_file_range and splice of 4 MB
  *                      between files, round after round: each moves it all
  *                      (busybox.sh runs it under "fifo flood": the runtime's
@@ -65,12 +80,17 @@
 #include <linux/capability.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/utsname.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
@@ -82,6 +102,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
 static void show(const char *what, long r)
 {
@@ -1267,6 +1288,570 @@ static int recvargs_case(void)
 	return recvmsg_args() || recvmmsg_args();
 }
 
+/* ---- pidfds ---- */
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+#ifndef PIDFD_NONBLOCK
+#define PIDFD_NONBLOCK O_NONBLOCK
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#define PIDFD_SIGNAL_THREAD (1U << 0)
+#define PIDFD_SIGNAL_THREAD_GROUP (1U << 1)
+#define PIDFD_SIGNAL_PROCESS_GROUP (1U << 2)
+#endif
+
+static long pfd_open(pid_t pid, unsigned int flags)
+{
+	return syscall(SYS_pidfd_open, pid, flags);
+}
+
+static long pfd_send(int fd, int sig, siginfo_t *info, unsigned int flags)
+{
+	return syscall(SYS_pidfd_send_signal, fd, sig, info, flags);
+}
+
+/* pidfs (6.9) and what came with it, all in 6.12: on older kernels skip. */
+static bool pidfs_kernel(void)
+{
+	struct utsname u;
+	int maj = 0, min = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2)
+		return false;
+	return maj > 6 || (maj == 6 && min >= 12);
+}
+
+/* What poll, select and epoll each say of @fd, without waiting. */
+static void pfd_ready(const char *what, int fd, bool hup)
+{
+	struct pollfd pf = { fd, POLLIN | POLLOUT, 0 };
+	struct timeval tv = { 0, 0 };
+	struct epoll_event ev = { EPOLLIN | EPOLLOUT, { 0 } };
+	fd_set r, w;
+	int ep = epoll_create1(EPOLL_CLOEXEC), n;
+	short mask = POLLIN | POLLOUT | POLLERR | POLLNVAL | (hup ? POLLHUP : 0);
+
+	n = poll(&pf, 1, 0);
+	printf("%s: poll %d revents %#x", what, n, pf.revents & mask);
+	FD_ZERO(&r);
+	FD_ZERO(&w);
+	FD_SET(fd, &r);
+	FD_SET(fd, &w);
+	n = select(fd + 1, &r, &w, NULL, &tv);
+	printf(", select %d%s%s", n, FD_ISSET(fd, &r) ? " r" : "",
+	       FD_ISSET(fd, &w) ? " w" : "");
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	ev.events = 0;
+	n = epoll_wait(ep, &ev, 1, 0);
+	printf(", epoll %d events %#x\n", n, ev.events & mask);
+	close(ep);
+}
+
+static volatile sig_atomic_t pfd_sig, pfd_val;
+
+static void on_pfd(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	pfd_sig = sig;
+	pfd_val = si->si_value.sival_int;
+}
+
+static void *pfd_thread(void *arg)
+{
+	int *p = arg;
+	char c;
+
+	tk_tid = gettid();
+	if (read(p[0], &c, 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+static int pidfd_case(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_pfd, .sa_flags = SA_SIGINFO };
+	int p[2], q[2], fd, fd2, nb, self, procfd, file, st;
+	bool pidfs = pidfs_kernel();
+	struct pollfd pf = { -1, POLLIN, 0 };
+	struct stat s1, s2;
+	siginfo_t si;
+	pthread_t th;
+	pid_t pid;
+	char b[8];
+
+	show("pidfd_open, flags 1", pfd_open(getpid(), 1));
+	show("pidfd_open, O_CLOEXEC", pfd_open(getpid(), O_CLOEXEC));
+	show("pidfd_open of pid 0", pfd_open(0, 0));
+	show("pidfd_open of pid -1", pfd_open(-1, 0));
+	show("pidfd_open of a reaped pid", pfd_open(dead_pid(), 0));
+	self = pfd_open(getpid(), 0);
+	show("pidfd_open of itself", self >= 0 ? 0 : -1);
+	printf("F_GETFD %d, F_GETFL %#x\n", fcntl(self, F_GETFD),
+	       fcntl(self, F_GETFL));
+	nb = pfd_open(getpid(), O_NONBLOCK);
+	printf("PIDFD_NONBLOCK: F_GETFL %#x\n", fcntl(nb, F_GETFL));
+	show("read of a pidfd", read(self, b, sizeof(b)));
+	show("read of 0 bytes", read(self, b, 0));
+	show("write of a pidfd", write(self, "x", 1));
+	show("readv of a pidfd", readv(self, &(struct iovec){ b, 8 }, 1));
+	show("lseek of a pidfd", lseek(self, 0, SEEK_SET));
+	show("ioctl 0x1234 on a pidfd", ioctl(self, 0x1234, 0));
+	pfd_ready("its own pidfd", self, pidfs);
+	if (pidfs) {
+		show("pread of a pidfd", pread(self, b, sizeof(b), 0));
+		fd2 = pfd_open(getpid(), 0);
+		fstat(self, &s1);
+		fstat(fd2, &s2);
+		printf("fstat: mode %#o, nlink %ld, one inode %d\n",
+		       s1.st_mode, (long)s1.st_nlink, s1.st_ino == s2.st_ino);
+		close(fd2);
+	}
+
+	/* pidfd_send_signal's checks, in the kernel's order */
+	file = open("/proc/self/cmdline", O_RDONLY);
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGUSR1;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	si.si_value.sival_int = 777;
+	show("pidfd_send_signal, flags 99999", pfd_send(self, SIGUSR1, &si, 99999));
+	show("pidfd_send_signal, two scopes", pfd_send(self, 0, NULL, 3));
+	show("pidfd_send_signal, fd 400", pfd_send(400, 0, NULL, 0));
+	show("pidfd_send_signal, a file", pfd_send(file, 0, NULL, 0));
+	show("pidfd_send_signal, info at NULL+1", pfd_send(self, SIGUSR1, (void *)1, 0));
+	show("pidfd_send_signal, another signal in info", pfd_send(self, SIGUSR2, &si, 0));
+	show("pidfd_send_signal, signal 65", pfd_send(self, 65, NULL, 0));
+	show("pidfd_send_signal, signal -1", pfd_send(self, -1, NULL, 0));
+	show("pidfd_send_signal, signal 0", pfd_send(self, 0, NULL, 0));
+	sigaction(SIGUSR1, &sa, NULL);
+	show("pidfd_send_signal, SI_QUEUE to itself", pfd_send(self, SIGUSR1, &si, 0));
+	printf("handler: signal %d value %d\n", (int)pfd_sig, (int)pfd_val);
+	si.si_code = SI_USER;
+	pfd_sig = pfd_val = 0;
+	show("pidfd_send_signal, SI_USER to itself", pfd_send(self, SIGUSR1, &si, 0));
+	printf("handler: signal %d value %d\n", (int)pfd_sig, (int)pfd_val);
+	procfd = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pfd_sig = 0;
+	show("pidfd_send_signal, /proc/self", pfd_send(procfd, SIGUSR1, NULL, 0));
+	printf("handler: signal %d\n", (int)pfd_sig);
+	show("waitid(P_PIDFD) of a file", waitid(P_PIDFD, file, &si, WEXITED));
+	show("waitid(P_PIDFD) of -1", waitid(P_PIDFD, -1, &si, WEXITED));
+	show("waitid(P_PIDFD) of itself", waitid(P_PIDFD, self, &si, WEXITED | WNOHANG));
+
+	/* a child: not ready while it runs, readable once a zombie */
+	if (pipe(p) || pipe(q))
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], b, 1) < 0)
+			_exit(1);
+		_exit(7);
+	}
+	close(p[0]);
+	fd = pfd_open(pid, 0);
+	nb = pfd_open(pid, PIDFD_NONBLOCK);
+	pfd_ready("a running child", fd, pidfs);
+	show("waitid(P_PIDFD) of a non-blocking pidfd", waitid(P_PIDFD, nb, &si, WEXITED));
+	show("waitid(P_PIDFD, WNOHANG)", waitid(P_PIDFD, fd, &si, WEXITED | WNOHANG));
+	si.si_code = SI_QUEUE;
+	si.si_signo = SIGCONT;
+	show("pidfd_send_signal, SI_QUEUE to a child", pfd_send(fd, SIGCONT, &si, 0));
+	si.si_code = SI_USER;
+	show("pidfd_send_signal, SI_USER to a child", pfd_send(fd, SIGCONT, &si, 0));
+	si.si_code = SI_TKILL;
+	show("pidfd_send_signal, SI_TKILL to a child", pfd_send(fd, SIGCONT, &si, 0));
+	show("pidfd_send_signal, signal 0 to a child", pfd_send(fd, 0, NULL, 0));
+	if (pidfs)	/* its pid is no process group's */
+		show("pidfd_send_signal, its process group",
+		     pfd_send(fd, 0, NULL, PIDFD_SIGNAL_PROCESS_GROUP));
+	close(p[1]);
+	pf.fd = fd;
+	show("poll until it exits", poll(&pf, 1, 5000));
+	pfd_ready("a zombie child", fd, pidfs);
+	show("pidfd_send_signal to a zombie", pfd_send(fd, SIGUSR1, NULL, 0));
+	memset(&si, 0, sizeof(si));
+	show("waitid(P_PIDFD, WNOWAIT)", waitid(P_PIDFD, fd, &si, WEXITED | WNOWAIT));
+	printf("siginfo: pid ok %d, code %d, status %d\n", si.si_pid == pid,
+	       si.si_code, si.si_status);
+	show("waitid(P_PIDFD)", waitid(P_PIDFD, nb, &si, WEXITED));
+	pfd_ready("a reaped child", fd, pidfs);
+	show("pidfd_send_signal to a reaped child", pfd_send(fd, 0, NULL, 0));
+	show("waitid(P_PIDFD) of a reaped child", waitid(P_PIDFD, fd, &si, WEXITED));
+	show("pidfd_open of a zombie's pid after reaping", pfd_open(pid, 0));
+	close(fd);
+	close(nb);
+
+	/* SIGTERM through a pidfd */
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		pause();
+		_exit(0);
+	}
+	setpgid(pid, pid);
+	fd = pfd_open(pid, 0);
+	if (pidfs) {
+		show("pidfd_send_signal, a group leader's group",
+		     pfd_send(fd, 0, NULL, PIDFD_SIGNAL_PROCESS_GROUP));
+		show("pidfd_send_signal, SIGCONT to its group",
+		     pfd_send(fd, SIGCONT, NULL, PIDFD_SIGNAL_PROCESS_GROUP));
+	}
+	if (pfd_send(fd, SIGTERM, NULL, 0) < 0) {
+		show("pidfd_send_signal, SIGTERM", -1);
+		kill(pid, SIGKILL);
+	} else {
+		show("pidfd_send_signal, SIGTERM", 0);
+	}
+	waitpid(pid, &st, 0);
+	printf("the child: signalled %d, signal %d\n", WIFSIGNALED(st), WTERMSIG(st));
+	close(fd);
+
+	/* a thread */
+	tk_tid = 0;
+	if (pthread_create(&th, NULL, pfd_thread, q))
+		return 1;
+	while (!tk_tid)
+		sched_yield();
+	/* EINVAL up to 6.12 at least, ENOENT in later kernels */
+	fd = pfd_open(tk_tid, 0);
+	printf("pidfd_open of a thread's tid: %s\n",
+	       fd >= 0 ? "a pidfd" : errno == EINVAL || errno == ENOENT ?
+	       "EINVAL or ENOENT" : strerrorname_np(errno));
+	if (pidfs) {
+		fd = pfd_open(tk_tid, PIDFD_THREAD);
+		printf("PIDFD_THREAD: F_GETFL %#x\n", fcntl(fd, F_GETFL));
+		pfd_ready("a running thread", fd, true);
+		show("pidfd_send_signal, its process",
+		     pfd_send(fd, 0, NULL, PIDFD_SIGNAL_THREAD_GROUP));
+		show("pidfd_send_signal, the thread", pfd_send(fd, 0, NULL, 0));
+		show("waitid(P_PIDFD) of a thread", waitid(P_PIDFD, fd, &si, WEXITED | WNOHANG));
+		fd2 = pfd_open(getpid(), PIDFD_THREAD);
+		show("pidfd_send_signal, its leader", pfd_send(fd2, 0, NULL, 0));
+		show("pidfd_send_signal, its leader's process",
+		     pfd_send(fd2, 0, NULL, PIDFD_SIGNAL_THREAD_GROUP));
+		close(fd2);
+	}
+	close(q[1]);
+	pthread_join(th, NULL);
+	if (pidfs) {
+		/* pthread_join() returns at CLONE_CHILD_CLEARTID: before the end */
+		pf.fd = fd;
+		show("poll until the thread is gone", poll(&pf, 1, 5000));
+		pfd_ready("an ended thread", fd, true);
+		show("pidfd_send_signal, an ended thread", pfd_send(fd, 0, NULL, 0));
+		close(fd);
+	}
+	close(q[0]);
+	close(self);
+	close(file);
+	close(procfd);
+	return 0;
+}
+
+/* ---- setreuid, setregid, setfsuid, setfsgid ---- */
+
+static void reid_show(const char *what, long nr, unsigned long a, unsigned long b)
+{
+	show(what, syscall(nr, a, b));
+}
+
+static int reids_case(void)
+{
+	unsigned long hi = 1UL << 32, none = (unsigned int)-1;
+	uid_t ruid = getuid(), euid = geteuid(), other = ruid == 65534 ? 65533 : 65534;
+	gid_t rgid = getgid(), egid = getegid(), ogid = rgid == 65534 ? 65533 : 65534;
+	uid_t r, e, s;
+	gid_t gr, ge, gs;
+
+	reid_show("setreuid(-1, -1)", SYS_setreuid, none, none);
+	reid_show("setreuid(-1, euid)", SYS_setreuid, none, euid);
+	reid_show("setreuid(ruid, -1)", SYS_setreuid, ruid, none);
+	reid_show("setreuid(-1, ruid)", SYS_setreuid, none, ruid);
+	reid_show("setreuid(ruid, euid)", SYS_setreuid, ruid, euid);
+	reid_show("setreuid, upper bits set", SYS_setreuid, hi | ruid, hi | euid);
+	reid_show("setreuid, -1 with upper bits", SYS_setreuid, ~0UL, ~0UL);
+	reid_show("setregid(-1, -1)", SYS_setregid, none, none);
+	reid_show("setregid(-1, egid)", SYS_setregid, none, egid);
+	reid_show("setregid(rgid, -1)", SYS_setregid, rgid, none);
+	reid_show("setregid(-1, rgid)", SYS_setregid, none, rgid);
+	reid_show("setregid(rgid, egid)", SYS_setregid, rgid, egid);
+	reid_show("setregid, upper bits set", SYS_setregid, hi | rgid, hi | egid);
+	show("setuid, upper bits set", syscall(SYS_setuid, hi | ruid));
+	show("setgid, upper bits set", syscall(SYS_setgid, hi | rgid));
+	/* setfsuid and setfsgid return the old id, never an error */
+	show("setfsuid(-1)", syscall(SYS_setfsuid, none) == (long)euid);
+	show("setfsuid(euid)", syscall(SYS_setfsuid, euid) == (long)euid);
+	show("setfsuid, upper bits set", syscall(SYS_setfsuid, hi | euid) == (long)euid);
+	show("setfsgid(-1)", syscall(SYS_setfsgid, none) == (long)egid);
+	show("setfsgid(egid)", syscall(SYS_setfsgid, egid) == (long)egid);
+	show("setfsgid, upper bits set", syscall(SYS_setfsgid, hi | egid) == (long)egid);
+	/* Another id: not ours to take (root would take it natively). */
+	if (euid != 0) {
+		reid_show("setreuid(other, -1)", SYS_setreuid, other, none);
+		reid_show("setreuid(-1, other)", SYS_setreuid, none, other);
+		reid_show("setregid(other, -1)", SYS_setregid, ogid, none);
+		reid_show("setregid(-1, other)", SYS_setregid, none, ogid);
+		show("setfsuid(other) returns the old one",
+		     syscall(SYS_setfsuid, other) == (long)euid);
+		show("then setfsuid(-1)", syscall(SYS_setfsuid, none) == (long)euid);
+		show("setfsgid(other) returns the old one",
+		     syscall(SYS_setfsgid, ogid) == (long)egid);
+		show("then setfsgid(-1)", syscall(SYS_setfsgid, none) == (long)egid);
+	}
+	if (getresuid(&r, &e, &s) || getresgid(&gr, &ge, &gs))
+		return 1;
+	printf("the ids stay: %d %d\n", r == ruid && e == euid && s == euid,
+	       gr == rgid && ge == egid && gs == egid);
+	return 0;
+}
+
+/* ---- utimensat, futimens, futimesat, utimes, utime ---- */
+
+static void times_show(const char *what, long r, const char *path)
+{
+	struct stat st;
+
+	if (r < 0) {
+		printf("%s: -1 %s\n", what, strerrorname_np(errno));
+		return;
+	}
+	if (stat(path, &st))
+		return;
+	printf("%s: 0, atime %ld.%09ld mtime %ld.%09ld\n", what,
+	       (long)st.st_atim.tv_sec, st.st_atim.tv_nsec,
+	       (long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+static int utimes_case(void)
+{
+	struct timespec ts[2] = { { 1000, 500 }, { 2000, 600 } };
+	struct timespec omit[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
+	struct timespec bad[2] = { { 1, 1000000000 }, { 1, 0 } };
+	struct timeval tv[2] = { { 5000, 7 }, { 6000, 8 } };
+	struct utimbuf ub = { 7000, 8000 };
+	const char *name = "ltpcalls.times";
+	int fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600), dir, r;
+
+	dir = open(".", O_RDONLY | O_DIRECTORY);
+	if (fd < 0 || dir < 0)
+		return 1;
+	times_show("utimensat", utimensat(AT_FDCWD, name, ts, 0), name);
+	ts[0].tv_sec = 3000;
+	ts[1].tv_sec = 4000;
+	times_show("futimens", futimens(fd, ts), name);
+	times_show("utimensat(fd, NULL)",
+		   syscall(SYS_utimensat, fd, NULL, ts, 0), name);
+	times_show("utimensat, both UTIME_OMIT on fd 400",
+		   syscall(SYS_utimensat, 400, name, omit, 0), name);
+	times_show("utimensat, one UTIME_OMIT",
+		   utimensat(AT_FDCWD, name,
+			     (struct timespec[]){ { 0, UTIME_OMIT }, { 4500, 9 } }, 0),
+		   name);
+	times_show("utimensat of a missing file, bad times",
+		   syscall(SYS_utimensat, AT_FDCWD, "missing", 1, 0), name);
+	times_show("utimensat(fd, NULL), AT_SYMLINK_NOFOLLOW",
+		   syscall(SYS_utimensat, fd, NULL, ts, AT_SYMLINK_NOFOLLOW), name);
+	times_show("utimensat(AT_FDCWD, NULL)",
+		   syscall(SYS_utimensat, AT_FDCWD, NULL, ts, 0), name);
+	times_show("utimensat(fd 400, NULL)",
+		   syscall(SYS_utimensat, 400, NULL, ts, 0), name);
+	times_show("utimensat, tv_nsec 10^9", utimensat(AT_FDCWD, name, bad, 0), name);
+	times_show("utimensat, flag 0x4000",
+		   syscall(SYS_utimensat, AT_FDCWD, name, ts, 0x4000), name);
+	times_show("futimesat", syscall(SYS_futimesat, AT_FDCWD, name, tv), name);
+	tv[0].tv_sec++;
+	times_show("futimesat from a dirfd", syscall(SYS_futimesat, dir, name, tv), name);
+	tv[0].tv_sec++;
+	times_show("futimesat(fd, NULL)", syscall(SYS_futimesat, fd, NULL, tv), name);
+	times_show("futimesat from a file", syscall(SYS_futimesat, fd, name, tv), name);
+	times_show("futimesat from fd 100", syscall(SYS_futimesat, 100, name, tv), name);
+	times_show("futimesat of a missing file",
+		   syscall(SYS_futimesat, AT_FDCWD, "missing", tv), name);
+	times_show("futimesat, bad times", syscall(SYS_futimesat, AT_FDCWD, name, 1), name);
+	tv[1].tv_usec = 1000000;
+	times_show("futimesat, tv_usec 10^6", syscall(SYS_futimesat, AT_FDCWD, name, tv), name);
+	tv[1].tv_usec = -1;
+	times_show("futimesat, tv_usec -1", syscall(SYS_futimesat, AT_FDCWD, name, tv), name);
+	tv[1].tv_usec = 999999;
+	times_show("utimes", syscall(SYS_utimes, name, tv), name);
+	times_show("utime", syscall(SYS_utime, name, &ub), name);
+	times_show("utime, bad times", syscall(SYS_utime, name, 1), name);
+	r = syscall(SYS_futimesat, AT_FDCWD, name, NULL);
+	printf("futimesat to now: %d\n", r);
+	r = syscall(SYS_utimes, name, NULL);
+	printf("utimes to now: %d\n", r);
+	r = syscall(SYS_utime, name, NULL);
+	printf("utime to now: %d\n", r);
+	close(fd);
+	close(dir);
+	unlink(name);
+	return 0;
+}
+
+/* ---- ustat and sysfs(2) ---- */
+
+static int fsinfo_case(void)
+{
+	char buf[256], name0[256];
+	struct stat st;
+	long n, r;
+
+	n = syscall(SYS_sysfs, 3);
+	show("sysfs(3) is positive", n > 0 ? 1 : n);
+	r = syscall(SYS_sysfs, 2, 0, name0);
+	show("sysfs(2, 0)", r);
+	show("sysfs(1) of its name", syscall(SYS_sysfs, 1, name0));
+	memset(buf, 'x', sizeof(buf));
+	r = syscall(SYS_sysfs, 2, n - 1, buf);
+	show("sysfs(2, last)", r);
+	r = syscall(SYS_sysfs, 1, buf);
+	show("sysfs(1) of the last one's name", r == n - 1);
+	show("sysfs(2, 0) with upper bits", syscall(SYS_sysfs, 2, 1UL << 32, buf));
+	printf("the same name: %d\n", !strcmp(buf, name0));
+	show("sysfs(2, past the last)", syscall(SYS_sysfs, 2, n, buf));
+	show("sysfs(2, 0, NULL)", syscall(SYS_sysfs, 2, 0, NULL));
+	show("sysfs(1, \"ext0\")", syscall(SYS_sysfs, 1, "ext0"));
+	show("sysfs(1, \"\")", syscall(SYS_sysfs, 1, ""));
+	show("sysfs(1, NULL)", syscall(SYS_sysfs, 1, NULL));
+	show("sysfs(4)", syscall(SYS_sysfs, 4, 0, 0));
+	show("sysfs(0)", syscall(SYS_sysfs, 0, 0, 0));
+	show("sysfs(-1)", syscall(SYS_sysfs, -1, 0, 0));
+	show("sysfs(3) with upper bits", syscall(SYS_sysfs, (1L << 32) | 3) == n);
+	if (stat("/", &st))
+		return 1;
+	show("ustat of /'s device", syscall(SYS_ustat, (unsigned int)st.st_dev, buf));
+	show("ustat, upper bits set",
+	     syscall(SYS_ustat, (1UL << 32) | (unsigned int)st.st_dev, buf));
+	show("ustat of device -1", syscall(SYS_ustat, -1, buf));
+	show("ustat, a bad buffer", syscall(SYS_ustat, (unsigned int)st.st_dev, -1L));
+	return 0;
+}
+
+/* ---- clone's and clone3's CLONE_PIDFD ---- */
+
+struct c3args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+	uint64_t stack, stack_size, tls;
+};
+
+static long c3(uint64_t flags, void *pidfd, void *ptid)
+{
+	struct c3args ca = { .flags = flags, .pidfd = (uintptr_t)pidfd,
+			     .parent_tid = (uintptr_t)ptid, .exit_signal = SIGCHLD };
+
+	return syscall(SYS_clone3, &ca, sizeof(ca));
+}
+
+static void clonepidfd_reap_thread(int tfd)
+{
+	struct pollfd pf = { tfd, POLLIN, 0 };
+
+	show("poll until the thread is gone", poll(&pf, 1, 5000));
+	pfd_ready("an ended thread", tfd, true);
+	show("pidfd_send_signal, an ended thread", pfd_send(tfd, 0, NULL, 0));
+	close(tfd);
+}
+
+/* The child of a CLONE_PIDFD clone: is fd @fd open in its own table? */
+static void clonepidfd_child(int fd)
+{
+	_exit(fcntl(fd, F_GETFD) < 0 && errno == EBADF ? 40 : 41);
+}
+
+static void clonepidfd_reap(const char *what, int pidfd)
+{
+	struct pollfd pf = { pidfd, POLLIN, 0 };
+	siginfo_t si;
+
+	show(what, poll(&pf, 1, 5000));
+	memset(&si, 0, sizeof(si));
+	show("waitid(P_PIDFD)", waitid(P_PIDFD, pidfd, &si, WEXITED));
+	printf("its status: %d (40: the child has no such fd)\n", si.si_status);
+	close(pidfd);
+}
+
+static int clonepidfd_thread(void *arg)
+{
+	char c;
+
+	return read(*(int *)arg, &c, 1) < 0;
+}
+
+/* A thread's pidfd (6.9, so from 6.12 here): PIDFD_THREAD, its end. */
+static void clonepidfd_threadcase(void)
+{
+	static char stack[65536] __attribute__((aligned(16)));
+	int q[2], tfd = -1;
+	long r;
+
+	if (!pidfs_kernel() || pipe(q))
+		return;
+	r = clone(clonepidfd_thread, stack + sizeof(stack),
+		  CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+		  CLONE_THREAD | CLONE_SYSVSEM | CLONE_PIDFD, q, &tfd);
+	show("clone(CLONE_THREAD | CLONE_PIDFD)", r > 0 ? 0 : r);
+	if (r <= 0)
+		return;
+	printf("its pidfd: F_GETFL %#x\n", fcntl(tfd, F_GETFL));
+	pfd_ready("a running thread", tfd, true);
+	if (write(q[1], "x", 1) != 1)
+		return;
+	clonepidfd_reap_thread(tfd);
+	close(q[0]);
+	close(q[1]);
+}
+
+static int clonepidfd_case(void)
+{
+	int pidfd = -1, expect, ptid = 0;
+	long r;
+
+	expect = dup(0);
+	close(expect);
+	r = c3(CLONE_PIDFD, &pidfd, NULL);
+	if (r == 0)
+		clonepidfd_child(expect);
+	show("clone3(CLONE_PIDFD)", r > 0 ? 0 : r);
+	printf("the pidfd: the lowest free fd %d, close-on-exec %d, F_GETFL %#x\n",
+	       pidfd == expect, fcntl(pidfd, F_GETFD), fcntl(pidfd, F_GETFL));
+	if (r > 0)
+		clonepidfd_reap("poll until the child exits", pidfd);
+	r = syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, 0, &pidfd, 0, 0);
+	if (r == 0)
+		clonepidfd_child(expect);
+	show("clone(CLONE_PIDFD)", r > 0 ? 0 : r);
+	printf("the pidfd: the lowest free fd %d\n", pidfd == expect);
+	if (r > 0)
+		clonepidfd_reap("poll until the child exits", pidfd);
+	r = c3(CLONE_PIDFD | CLONE_PARENT_SETTID, &pidfd, &ptid);
+	if (r == 0)
+		_exit(0);
+	show("clone3(CLONE_PIDFD | CLONE_PARENT_SETTID)", r > 0 ? 0 : r);
+	printf("parent_tid is the pid %d\n", r > 0 && ptid == r);
+	if (r > 0)
+		clonepidfd_reap("poll until the child exits", pidfd);
+	show("clone3, the pidfd at parent_tid's place",
+	     c3(CLONE_PIDFD | CLONE_PARENT_SETTID, &pidfd, &pidfd));
+	show("clone, CLONE_PIDFD with CLONE_PARENT_SETTID",
+	     syscall(SYS_clone, CLONE_PIDFD | CLONE_PARENT_SETTID | SIGCHLD, 0,
+		     &pidfd, 0, 0));
+	show("clone, CLONE_PIDFD with CLONE_DETACHED",
+	     syscall(SYS_clone, CLONE_PIDFD | CLONE_DETACHED | SIGCHLD, 0,
+		     &pidfd, 0, 0));
+	show("clone3(CLONE_PIDFD), a bad pidfd address", c3(CLONE_PIDFD, (void *)1, NULL));
+	show("then no child is there", waitpid(-1, NULL, WNOHANG));
+	r = dup(0);
+	printf("and no fd was left: %d\n", r == expect);
+	close(r);
+	clonepidfd_threadcase();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "pipesz"))
@@ -1311,6 +1896,16 @@ int main(int argc, char **argv)
 		return rasync_case();
 	if (argc == 2 && !strcmp(argv[1], "securebits"))
 		return securebits_case(argv[0]);
+	if (argc == 2 && !strcmp(argv[1], "pidfd"))
+		return pidfd_case();
+	if (argc == 2 && !strcmp(argv[1], "reids"))
+		return reids_case();
+	if (argc == 2 && !strcmp(argv[1], "utimes"))
+		return utimes_case();
+	if (argc == 2 && !strcmp(argv[1], "fsinfo"))
+		return fsinfo_case();
+	if (argc == 2 && !strcmp(argv[1], "clonepidfd"))
+		return clonepidfd_case();
 	if (argc == 2 && !strcmp(argv[1], "securebits-exec")) {
 		show("after execve, PR_GET_SECUREBITS", prctl(PR_GET_SECUREBITS));
 		return 0;
@@ -1325,6 +1920,6 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync\n");
+	fprintf(stderr, "usage: ltpcalls pipesz|locks|preadv|args|sigwait|zombie|fadvise|execpgid|sockets|opath|emptyargv|bigio|tidkill|ignchld|recvargs|sockopt|mmapargs|securebits|unixsend|rasync|pidfd|reids|utimes|fsinfo|clonepidfd\n");
 	return 2;
 }
