@@ -273,12 +273,28 @@ long sys_ustat(struct task *t, const uint64_t *a)
 	return copy_to_guest(t, a[1], buf, sizeof(buf)) < 0 ? -EFAULT : 0;
 }
 
+/*
+ * A kernel built without CONFIG_SYSFS_SYSCALL (as the debug VM's) has no
+ * sysfs(2) at all: every call is ENOSYS, whatever its arguments.  The
+ * guest's kernel is the host's, so the guest's has none either.
+ */
+static bool host_has_sysfs(void)
+{
+	static int has = -1;
+
+	if (has < 0)
+		has = !(syscall(SYS_sysfs, 3) < 0 && errno == ENOSYS);
+	return has;
+}
+
 /* fs/filesystems.c's sysfs(): option 1 a name's index, 2 an index's name, 3 the count. */
 long sys_sysfs(struct task *t, const uint64_t *a)
 {
 	char name[PATH_MAX];
 	long r;
 
+	if (!host_has_sysfs())
+		return -ENOSYS;
 	switch ((int)a[0]) {
 	case 1:
 		r = strncpy_from_guest(t, name, a[1], sizeof(name));
