@@ -67,18 +67,22 @@ void pidfd_exited(struct proc *p)
 			pidfd_ready(f, false);
 }
 
+/* What @f names is gone: it names nothing any more, and hangs up. */
+static void pidfd_release(struct file *f)
+{
+	f->pid_proc = NULL;
+	f->pid_task = NULL;
+	pidfd_ready(f, true);
+}
+
 /* proc_reap(): @p is gone; its pidfds name no process any more. */
 void pidfd_reaped(struct proc *p)
 {
 	struct file *f;
 
-	for (f = pidfds; f; f = f->pid_next) {
-		if (f->pid_proc == p) {
-			f->pid_proc = NULL;
-			f->pid_task = NULL;
-			pidfd_ready(f, true);
-		}
-	}
+	for (f = pidfds; f; f = f->pid_next)
+		if (f->pid_proc == p)
+			pidfd_release(f);
 }
 
 /*
@@ -90,13 +94,9 @@ void pidfd_task_gone(struct task *t)
 {
 	struct file *f;
 
-	for (f = pidfds; f; f = f->pid_next) {
-		if (f->pid_task == t) {
-			f->pid_task = NULL;
-			f->pid_proc = NULL;
-			pidfd_ready(f, true);
-		}
-	}
+	for (f = pidfds; f; f = f->pid_next)
+		if (f->pid_task == t)
+			pidfd_release(f);
 }
 
 /* file_put(): the last reference of pidfd @f goes. */

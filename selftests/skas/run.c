@@ -406,16 +406,10 @@ static int pin(pid_t pid, int cpu)
 /* Y when the module's hand-offs ask for the waker's CPU (6.6 and later). */
 static bool handoff_same_cpu(void)
 {
-	char c = 'N';
-	int fd = open("/sys/module/skas/parameters/handoff_same_cpu",
-		      O_RDONLY);
+	char buf[8];
 
-	if (fd >= 0) {
-		if (read(fd, &c, 1) != 1)
-			c = 'N';
-		close(fd);
-	}
-	return c == 'Y';
+	return !skas_param_read("handoff_same_cpu", buf, sizeof(buf)) &&
+	       buf[0] == 'Y';
 }
 
 /*

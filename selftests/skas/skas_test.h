@@ -34,12 +34,12 @@ static inline int skas_open_dev(void)
 }
 
 /*
- * A number from /sys/module/skas/parameters/@name (probes_registered,
- * objects), or -1 without it (no module, or a module without it).
+ * The text of /sys/module/skas/parameters/@name into @buf: 0, or -1
+ * without it (no module, or a module without it).
  */
-static inline long skas_param(const char *name)
+static inline int skas_param_read(const char *name, char *buf, size_t len)
 {
-	char path[128], buf[32];
+	char path[128];
 	ssize_t n;
 	int fd;
 
@@ -47,11 +47,21 @@ static inline long skas_param(const char *name)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
+	return 0;
+}
+
+/* A number parameter (probes_registered, objects), or -1 without it. */
+static inline long skas_param(const char *name)
+{
+	char buf[32];
+
+	if (skas_param_read(name, buf, sizeof(buf)))
+		return -1;
 	return strtol(buf, NULL, 10);
 }
 
