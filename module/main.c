@@ -74,7 +74,10 @@ static long skas_check_extension(unsigned long cap)
 	case SKAS_CAP_SIGNAL_INTERRUPT:
 	case SKAS_CAP_SIGSYS:
 	case SKAS_CAP_END_CAUSE:
+	case SKAS_CAP_RUN_MEM:
 		return 1;
+	case SKAS_CAP_XSTATE:
+		return skas_xstate_size();
 	default:
 		return 0;
 	}
@@ -120,6 +123,7 @@ static int __init skas_init(void)
 {
 	int ret;
 
+	skas_xstate_init();
 	ret = skas_hooks_init();
 	if (ret)
 		goto err_hooks;

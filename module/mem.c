@@ -119,6 +119,8 @@ static int skas_mem_op_exec(struct skas_thread *t, const struct skas_mem_op *op,
 	}
 	if (op->op == SKAS_OP_INSTALL_FD)
 		return skas_install_fd_exec(t, op, file);
+	if (op->op == SKAS_OP_XSAVE || op->op == SKAS_OP_XRSTOR)
+		return skas_xstate_exec(op->op, t->req->xstate);
 	if (op->op == SKAS_OP_CLONE) {
 		/* clone(flags, newsp, parent_tid, child_tid, tls) */
 		args[0] = op->flags;
@@ -233,7 +235,8 @@ static int skas_mem_op_check(const struct skas_mem_op *op)
 	return -EINVAL;
 }
 
-static void skas_mem_req_free(struct skas_mem_req *req)
+/* Free what skas_mem_batch_prepare() took (nothing for a count of 0). */
+void skas_mem_req_free(struct skas_mem_req *req)
 {
 	unsigned int i;
 
@@ -277,17 +280,41 @@ static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops)
 }
 
 /**
+ * skas_mem_batch_prepare() - copy in and check a struct skas_mem_batch.
+ * @uarg: its user pointer.
+ * @args: receives it.
+ * @req:  receives the checked operations and their files, to be freed
+ *        with skas_mem_req_free() whatever the return value.
+ *
+ * Every operation is checked (and its file taken) before any is run.
+ *
+ * Return: 0, -EFAULT, -EINVAL (a bad operation, or a file mapping of a
+ * skas descriptor), -EBADF (bad fd of a file mapping), -ENOMEM.
+ */
+int skas_mem_batch_prepare(void __user *uarg, struct skas_mem_batch *args,
+			   struct skas_mem_req *req)
+{
+	if (copy_from_user(args, uarg, sizeof(*args)))
+		return -EFAULT;
+	if (args->size != sizeof(*args) || args->count > SKAS_MEM_MAX_OPS ||
+	    args->error || args->pad ||
+	    !skas_zeroed(args->reserved, ARRAY_SIZE(args->reserved)))
+		return -EINVAL;
+	req->count = args->count;
+	if (!req->count)
+		return 0;
+	return skas_mem_req_prepare(req, args->ops);
+}
+
+/**
  * skas_aspace_mem() - SKAS_MEM: apply a batch of map/unmap operations.
  * @as:   the address space.
  * @uarg: user pointer to a struct skas_mem_batch.
  *
- * Every operation is checked (and its file taken) before any is run.
- *
- * Return: the number of operations done, or -errno if none was: -EFAULT,
- * -EINVAL (a bad operation, or a file mapping of a skas descriptor),
- * -EBADF (bad fd of a file mapping), -ENOMEM, -ENOENT (no thread
- * attached), -EBUSY (no stopped thread: they are all being run), -ESRCH
- * (the threads are dead), or the first operation's error.
+ * Return: the number of operations done, or -errno if none was: those of
+ * skas_mem_batch_prepare(), -ENOENT (no thread attached), -EBUSY (no
+ * stopped thread: they are all being run), -ESRCH (the threads are dead),
+ * or the first operation's error.
  */
 long skas_aspace_mem(struct skas_aspace *as, void __user *uarg)
 {
@@ -295,20 +322,10 @@ long skas_aspace_mem(struct skas_aspace *as, void __user *uarg)
 	struct skas_mem_req req = { .tmp_fd = -1 };
 	long ret;
 
-	if (copy_from_user(&args, uarg, sizeof(args)))
-		return -EFAULT;
-	if (args.size != sizeof(args) || args.count > SKAS_MEM_MAX_OPS ||
-	    args.error || args.pad ||
-	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
-		return -EINVAL;
-	if (!args.count)
-		return 0;
-
-	req.count = args.count;
-	ret = skas_mem_req_prepare(&req, args.ops);
-	if (!ret)
+	ret = skas_mem_batch_prepare(uarg, &args, &req);
+	if (!ret && req.count)
 		ret = skas_aspace_exec(as, &req);
-	if (!ret) {
+	if (!ret && req.count) {
 		args.error = req.error;
 		ret = req.done ? req.done : req.error;
 		if (copy_to_user(uarg, &args, sizeof(args)))

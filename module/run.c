@@ -88,10 +88,15 @@ skas_handoff_wait(struct wait_queue_head *wq, bool (*done)(struct skas_thread *)
 	return ret;
 }
 
-/* The runtime's conditions: the guest stopped; its batch is over. */
+/*
+ * The runtime's conditions: the guest stopped (a run, or SKAS_RUN_MEM's
+ * batch and run, is over); its batch is over.
+ */
 static bool skas_rt_stopped(struct skas_thread *t)
 {
-	return READ_ONCE(t->state) != SKAS_T_RUNNING;
+	int state = READ_ONCE(t->state);
+
+	return state != SKAS_T_RUNNING && state != SKAS_T_OPS;
 }
 
 static bool skas_rt_ops_over(struct skas_thread *t)
@@ -312,15 +317,35 @@ void skas_thread_signal(struct skas_thread *t)
 	spin_unlock_irqrestore(&t->lock, flags);
 }
 
-/* A SKAS_MEM batch is over (done, failed or waiting no more): stop. */
-static void skas_guest_ops_done(struct skas_thread *t)
+/*
+ * A batch is over (done, failed or waiting no more): stop; or, for
+ * SKAS_RUN_MEM's when all of it was done, run.  Going on to run wakes
+ * nobody: the runtime waits for the run's stop.  A kick that came during
+ * the batch is the run's.  Return: true to run (the caller loads the
+ * registers and returns to user mode); @t->req is the runtime's again.
+ */
+static bool skas_guest_ops_done(struct skas_thread *t)
 {
 	unsigned long flags;
+	bool run;
 
 	spin_lock_irqsave(&t->lock, flags);
-	t->state = SKAS_T_STOPPED;
+	run = t->ops_then_run && !t->req->error &&
+	      t->req->done == t->req->count && !skas_dying();
+	t->ops_then_run = false;
+	if (run) {
+		t->state = SKAS_T_RUNNING;
+		if (t->kick_pending) {
+			t->kick_pending = false;
+			skas_thread_kick_locked(t);
+		}
+	} else {
+		t->state = SKAS_T_STOPPED;
+	}
 	spin_unlock_irqrestore(&t->lock, flags);
-	__wake_up_sync(&t->rt_wq, TASK_NORMAL);
+	if (!run)
+		__wake_up_sync(&t->rt_wq, TASK_NORMAL);
+	return run;
 }
 
 /*
@@ -433,9 +458,10 @@ static bool skas_guest_sleep(struct skas_thread *t)
 /*
  * The parked guest's loop: sleep until SKAS_RUN releases us (load the new
  * registers and return to user mode) or SKAS_MEM hands us a batch (run it
- * and sleep again).  A batch operation that needs a real syscall in this
- * task (skas_native_arm()) returns to user mode to make it; the batch goes
- * on in stop_work once the syscall is done.  Only SIGKILL cuts the park
+ * and sleep again, or, for SKAS_RUN_MEM, go on to run).  A batch
+ * operation that needs a real syscall in this task (skas_native_arm())
+ * returns to user mode to make it; the batch goes on in stop_work once the
+ * syscall is done.  Only SIGKILL cuts the park
  * short; other wake-ups come back to it (skas_guest_sleep()).
  */
 static void skas_guest_wait(struct skas_thread *t)
@@ -453,7 +479,8 @@ static void skas_guest_wait(struct skas_thread *t)
 		/* SKAS_MEM: run the batch here, in the guest's mm. */
 		if (skas_mem_exec(t, t->req))
 			return;
-		skas_guest_ops_done(t);
+		if (skas_guest_ops_done(t))
+			break;
 	}
 	skas_guest_resume(t);
 }
@@ -557,6 +584,19 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 	skas_guest_wait(t);
 }
 
+/*
+ * Read the two bytes at @insn in current's mm.  copy_from_user() obeys
+ * the guest's PKRU, which the guest (WRPKRU) or its runtime
+ * (SKAS_SET_XSTATE) may have set to deny its own pages; a remote read
+ * does not, as ptrace's does not.
+ */
+static int skas_read_insn(unsigned long insn, u8 code[2])
+{
+	if (!copy_from_user(code, (const void __user *)insn, 2))
+		return 0;
+	return access_process_vm(current, insn, code, 2, 0) == 2 ? 0 : -EFAULT;
+}
+
 /**
  * skas_native_arm() - make the guest execute one real syscall.
  * @t:    the thread of current, parked in state SKAS_T_OPS.
@@ -586,8 +626,7 @@ int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args)
 
 	if (!insn)
 		return -EOPNOTSUPP;
-	if (copy_from_user(code, (const void __user *)insn, sizeof(code)) ||
-	    code[0] != 0x0f || code[1] != 0x05) {
+	if (skas_read_insn(insn, code) || code[0] != 0x0f || code[1] != 0x05) {
 		skas_guest_end(t, SKAS_END_NATIVE);
 		return -EIO;
 	}
@@ -669,8 +708,9 @@ static void skas_native_done(struct skas_thread *t, bool passed)
 		return;
 	if (skas_dying() && !t->req->error && t->req->done < t->req->count)
 		t->req->error = -EINTR;
-	skas_guest_ops_done(t);
-	if (!skas_dying())
+	if (skas_guest_ops_done(t))
+		skas_guest_resume(t);
+	else if (!skas_dying())
 		skas_guest_wait(t);
 }
 
@@ -800,87 +840,6 @@ static long skas_thread_report_exit(struct skas_thread *t)
 	return 0;
 }
 
-static long skas_thread_wait_stop(struct skas_thread *t)
-{
-	unsigned long flags;
-
-	if (skas_handoff_wait(&t->rt_wq, skas_rt_stopped, t,
-			      TASK_INTERRUPTIBLE)) {
-		/* Signalled: bring the guest back, like KVM_RUN. */
-		spin_lock_irqsave(&t->lock, flags);
-		skas_thread_kick_locked(t);
-		spin_unlock_irqrestore(&t->lock, flags);
-		if (skas_handoff_wait(&t->rt_wq, skas_rt_stopped, t,
-				      TASK_KILLABLE))
-			return -EINTR;
-	}
-	if (READ_ONCE(t->state) == SKAS_T_DEAD)
-		return skas_thread_report_exit(t);
-	return 0;
-}
-
-static long skas_thread_run_locked(struct skas_thread *t)
-{
-	struct skas_run *run = t->run;
-	unsigned long flags;
-	int state, ret;
-
-	spin_lock_irqsave(&t->lock, flags);
-	state = t->state;
-	if (state == SKAS_T_STOPPED && t->kick_pending) {
-		t->kick_pending = false;
-		spin_unlock_irqrestore(&t->lock, flags);
-		memset(&run->exit, 0, sizeof(run->exit));
-		WRITE_ONCE(run->exit_reason, SKAS_EXIT_INTERRUPTED);
-		return 0;
-	}
-	spin_unlock_irqrestore(&t->lock, flags);
-
-	switch (state) {
-	case SKAS_T_NEW:
-		return -ENOENT;
-	case SKAS_T_DEAD:
-		return skas_thread_report_exit(t);
-	case SKAS_T_RUNNING:
-		if (READ_ONCE(t->attached))
-			/* An earlier run was cut short (-EINTR). */
-			return skas_thread_wait_stop(t);
-		/* SKAS_ATTACH in progress: wait for its stop, then run. */
-		if (wait_event_interruptible(t->rt_wq,
-					     READ_ONCE(t->state) !=
-					     SKAS_T_RUNNING))
-			return -EINTR;
-		return skas_thread_run_locked(t);
-	}
-
-	/* One copy, then checks: the run page is shared with user space. */
-	memcpy(&t->regs_in, &run->regs, sizeof(t->regs_in));
-	ret = skas_regs_check(&t->regs_in);
-	if (ret)
-		return ret;
-
-	spin_lock_irqsave(&t->lock, flags);
-	if (t->state == SKAS_T_STOPPED)
-		t->state = SKAS_T_RUNNING;
-	spin_unlock_irqrestore(&t->lock, flags);
-	__wake_up_sync(&t->guest_wq, TASK_NORMAL);
-
-	return skas_thread_wait_stop(t);
-}
-
-long skas_thread_run(struct skas_thread *t)
-{
-	long ret;
-
-	if (!uid_eq(current_euid(), t->as->owner))
-		return -EPERM;
-	if (!mutex_trylock(&t->run_lock))
-		return -EBUSY;
-	ret = skas_thread_run_locked(t);
-	mutex_unlock(&t->run_lock);
-	return ret;
-}
-
 /*
  * Wait for the guest to finish a batch.  Killable: a native syscall that
  * never comes (the guest's code where the vDSO's instruction was) would
@@ -899,6 +858,159 @@ static void skas_thread_exec_wait(struct skas_thread *t,
 	wait_event(t->rt_wq, READ_ONCE(t->state) != SKAS_T_OPS);
 	if (req->done < req->count && !req->error)
 		req->error = -EINTR;
+}
+
+/*
+ * Wait for the run's stop.  A signal kicks the guest (a kick in
+ * SKAS_RUN_MEM's batch is its run's); a fatal one leaves the run to a
+ * later SKAS_RUN, but not a batch in progress, which uses the caller's
+ * @req: see skas_thread_exec_wait().
+ */
+static long skas_thread_wait_stop(struct skas_thread *t,
+				  struct skas_mem_req *req)
+{
+	unsigned long flags;
+
+	if (skas_handoff_wait(&t->rt_wq, skas_rt_stopped, t,
+			      TASK_INTERRUPTIBLE)) {
+		/* Signalled: bring the guest back, like KVM_RUN. */
+		spin_lock_irqsave(&t->lock, flags);
+		skas_thread_kick_locked(t);
+		spin_unlock_irqrestore(&t->lock, flags);
+		if (skas_handoff_wait(&t->rt_wq, skas_rt_stopped, t,
+				      TASK_KILLABLE)) {
+			if (req && READ_ONCE(t->state) == SKAS_T_OPS)
+				skas_thread_exec_wait(t, req);
+			return -EINTR;
+		}
+	}
+	if (READ_ONCE(t->state) == SKAS_T_DEAD)
+		return skas_thread_report_exit(t);
+	return 0;
+}
+
+/*
+ * SKAS_RUN, and SKAS_RUN_MEM with its checked batch @req (else NULL),
+ * which the guest applies first: then the wait covers both, one hand-off
+ * each way.  Return: 0 (the run page has the event), or -errno; for
+ * SKAS_RUN_MEM the batch's failure is in req->error and nothing ran.
+ */
+static long skas_thread_run_locked(struct skas_thread *t,
+				   struct skas_mem_req *req)
+{
+	struct skas_run *run = t->run;
+	unsigned long flags;
+	int state, ret;
+
+	spin_lock_irqsave(&t->lock, flags);
+	state = t->state;
+	if (state == SKAS_T_STOPPED && t->kick_pending) {
+		t->kick_pending = false;
+		spin_unlock_irqrestore(&t->lock, flags);
+		if (req) {
+			skas_thread_exec(t, req);
+			if (req->error)
+				return 0;
+		}
+		memset(&run->exit, 0, sizeof(run->exit));
+		WRITE_ONCE(run->exit_reason, SKAS_EXIT_INTERRUPTED);
+		return 0;
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+
+	switch (state) {
+	case SKAS_T_NEW:
+		return -ENOENT;
+	case SKAS_T_DEAD:
+		return skas_thread_report_exit(t);
+	case SKAS_T_RUNNING:
+		/* SKAS_RUN_MEM: its batch is for a stopped thread. */
+		if (req)
+			return -EBUSY;
+		if (READ_ONCE(t->attached))
+			/* An earlier run was cut short (-EINTR). */
+			return skas_thread_wait_stop(t, NULL);
+		/* SKAS_ATTACH in progress: wait for its stop, then run. */
+		if (wait_event_interruptible(t->rt_wq,
+					     READ_ONCE(t->state) !=
+					     SKAS_T_RUNNING))
+			return -EINTR;
+		return skas_thread_run_locked(t, NULL);
+	}
+
+	/* One copy, then checks: the run page is shared with user space. */
+	memcpy(&t->regs_in, &run->regs, sizeof(t->regs_in));
+	ret = skas_regs_check(&t->regs_in);
+	if (ret)
+		return ret;
+
+	spin_lock_irqsave(&t->lock, flags);
+	if (t->state == SKAS_T_STOPPED) {
+		if (req) {
+			t->req = req;
+			t->ops_then_run = true;
+			t->state = SKAS_T_OPS;
+		} else {
+			t->state = SKAS_T_RUNNING;
+		}
+	}
+	spin_unlock_irqrestore(&t->lock, flags);
+	__wake_up_sync(&t->guest_wq, TASK_NORMAL);
+
+	/* A batch that failed stops the guest: the run page is as it was. */
+	return skas_thread_wait_stop(t, req);
+}
+
+long skas_thread_run(struct skas_thread *t)
+{
+	long ret;
+
+	if (!uid_eq(current_euid(), t->as->owner))
+		return -EPERM;
+	if (!mutex_trylock(&t->run_lock))
+		return -EBUSY;
+	ret = skas_thread_run_locked(t, NULL);
+	mutex_unlock(&t->run_lock);
+	return ret;
+}
+
+/**
+ * skas_thread_run_mem() - SKAS_RUN_MEM: apply a batch in @t, then run it.
+ * @t:    the thread, stopped.
+ * @uarg: user pointer to a struct skas_mem_batch.
+ *
+ * Return: 0 once the run ended, or -errno: those of SKAS_MEM's checks,
+ * -EPERM, -EBUSY (@t is being run, or an earlier run was cut short: finish
+ * it with SKAS_RUN), -ENOENT, -ESRCH, -EINTR, -EINVAL (bad registers), or
+ * the failed operation's (nothing ran; the batch's error field has it).
+ */
+long skas_thread_run_mem(struct skas_thread *t, void __user *uarg)
+{
+	struct skas_mem_req req = { .tmp_fd = -1 };
+	struct skas_mem_batch args;
+	long ret;
+
+	if (!uid_eq(current_euid(), t->as->owner))
+		return -EPERM;
+	ret = skas_mem_batch_prepare(uarg, &args, &req);
+	if (ret)
+		goto out;
+	if (!mutex_trylock(&t->run_lock)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	ret = skas_thread_run_locked(t, req.count ? &req : NULL);
+	mutex_unlock(&t->run_lock);
+	if (req.count) {
+		if (!ret)
+			ret = req.error;
+		args.error = req.error;
+		if (copy_to_user(uarg, &args, sizeof(args)) && !ret)
+			ret = -EFAULT;
+	}
+out:
+	skas_mem_req_free(&req);
+	return ret;
 }
 
 /**

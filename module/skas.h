@@ -59,13 +59,16 @@ struct skas_policy_entry {
 #define SKAS_OP_RESET	0x101
 /* Kernel-internal SKAS_MEM operation: SKAS_INSTALL_FD. */
 #define SKAS_OP_INSTALL_FD	0x102
+/* Kernel-internal SKAS_MEM operations: SKAS_GET_XSTATE, SKAS_SET_XSTATE. */
+#define SKAS_OP_XSAVE		0x103
+#define SKAS_OP_XRSTOR		0x104
 
 /* Thread states (struct skas_thread.state), under skas_thread.lock. */
 enum skas_thread_state {
 	SKAS_T_NEW,		/* no host task attached yet */
 	SKAS_T_STOPPED,		/* guest parked; the runtime owns the run page */
 	SKAS_T_RUNNING,		/* released to run guest code */
-	SKAS_T_OPS,		/* parked, running a memory batch for SKAS_MEM */
+	SKAS_T_OPS,		/* parked, running a memory batch (SKAS_MEM...) */
 	SKAS_T_DEAD,		/* the host task has exited */
 };
 
@@ -78,6 +81,7 @@ enum skas_thread_state {
  * @error: out: -errno of the failed operation, or 0
  * @result: out: the last native syscall's return value
  * @tmp_fd: SKAS_OP_INSTALL_FD: the guest fd to close after dup3()
+ * @xstate: SKAS_OP_XSAVE, SKAS_OP_XRSTOR: the image (kernel, aligned)
  */
 struct skas_mem_req {
 	struct skas_mem_op *ops;
@@ -87,6 +91,7 @@ struct skas_mem_req {
 	int error;
 	long result;
 	int tmp_fd;
+	void *xstate;
 };
 
 /**
@@ -112,6 +117,7 @@ struct skas_mem_req {
  * @entry_ax:   regs->ax at a trapped syscall's entry (to check the skip)
  * @regs_in:    registers validated by SKAS_RUN, applied by the guest
  * @req:        the memory batch to run in state SKAS_T_OPS
+ * @ops_then_run: SKAS_RUN_MEM: once @req is done, run (SKAS_T_RUNNING)
  * @native_saved: the guest's registers during a native syscall
  * @native_nr:  the armed native syscall's number
  * @native_args: its arguments, checked at sys_enter as well
@@ -161,6 +167,7 @@ struct skas_thread {
 	unsigned long entry_ax;
 	struct skas_regs regs_in;
 	struct skas_mem_req *req;
+	bool ops_then_run;
 	struct pt_regs native_saved;
 	long native_nr;
 	unsigned long native_args[6];
@@ -211,6 +218,9 @@ bool skas_keep_vma(struct vm_area_struct *vma, unsigned long vdso);
 struct skas_thread;
 int skas_mem_exec(struct skas_thread *t, struct skas_mem_req *req);
 void skas_mem_native_result(struct skas_mem_req *req, long result);
+int skas_mem_batch_prepare(void __user *uarg, struct skas_mem_batch *args,
+			   struct skas_mem_req *req);
+void skas_mem_req_free(struct skas_mem_req *req);
 long skas_aspace_mem(struct skas_aspace *as, void __user *uarg);
 long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write);
 long skas_aspace_reset(struct skas_aspace *as);
@@ -248,6 +258,7 @@ void skas_thread_exited(struct skas_thread *t, struct task_struct *task);
 /* run.c */
 void skas_run_init(struct skas_thread *t);
 long skas_thread_run(struct skas_thread *t);
+long skas_thread_run_mem(struct skas_thread *t, void __user *uarg);
 long skas_thread_kick(struct skas_thread *t);
 void skas_thread_kick_locked(struct skas_thread *t);
 void skas_thread_exec(struct skas_thread *t, struct skas_mem_req *req);
@@ -256,6 +267,12 @@ void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 			      long id);
 void skas_thread_fault(struct skas_thread *t, int sig);
 void skas_thread_signal(struct skas_thread *t);
+
+/* xstate.c */
+void skas_xstate_init(void);
+long skas_xstate_size(void);
+int skas_xstate_exec(int op, void *buf);
+long skas_thread_xstate(struct skas_thread *t, void __user *uarg, bool set);
 
 /* hooks.c */
 int skas_hooks_get(void);

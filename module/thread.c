@@ -248,6 +248,12 @@ static long skas_thread_ioctl(struct file *file, unsigned int cmd,
 		return skas_thread_kick(t);
 	case SKAS_CLONE:
 		return skas_thread_clone(t, (void __user *)arg);
+	case SKAS_GET_XSTATE:
+		return skas_thread_xstate(t, (void __user *)arg, false);
+	case SKAS_SET_XSTATE:
+		return skas_thread_xstate(t, (void __user *)arg, true);
+	case SKAS_RUN_MEM:
+		return skas_thread_run_mem(t, (void __user *)arg);
 	default:
 		return -ENOTTY;
 	}

@@ -181,10 +181,9 @@ static int fz_ioctl(int fd, unsigned long cmd, ...)
 	return ret;
 }
 
-static void fuzz_mem(struct fuzz *f)
+/* A random batch of up to 4 operations, mostly well-formed. */
+static void fill_batch(struct skas_mem_op ops[4], struct skas_mem_batch *b)
 {
-	struct skas_mem_op ops[4];
-	struct skas_mem_batch b;
 	unsigned int i, n = 1 + rnd() % 4;
 
 	for (i = 0; i < n; i++) {
@@ -201,10 +200,44 @@ static void fuzz_mem(struct fuzz *f)
 			ops[i].flags = rnd() % 8 ? 0 : ops[i].flags;
 		}
 	}
-	fill_header(&b, sizeof(b));
-	b.count = rnd() % 10 ? n : rnd_small();
-	b.ops = (uintptr_t)rnd_ptr(ops);
+	fill_header(b, sizeof(*b));
+	b->count = rnd() % 10 ? n : rnd_small();
+	b->ops = (uintptr_t)rnd_ptr(ops);
+}
+
+static void fuzz_mem(struct fuzz *f)
+{
+	struct skas_mem_op ops[4];
+	struct skas_mem_batch b;
+
+	fill_batch(ops, &b);
 	fz_ioctl(f->g.as, SKAS_MEM, rnd_ptr(&b));
+}
+
+/*
+ * SKAS_GET_XSTATE, then SKAS_SET_XSTATE of that image with random bytes
+ * changed, mostly in the FXSAVE area and the header the checks read.
+ */
+static void fuzz_xstate(struct fuzz *f)
+{
+	static unsigned char img[65536] __attribute__((aligned(64)));
+	int size = ioctl(f->g.dev, SKAS_CHECK_EXTENSION, SKAS_CAP_XSTATE);
+	struct skas_xstate x;
+	unsigned int i, n = 1 + rnd() % 4;
+
+	if (size <= 0 || size > (int)sizeof(img))
+		return;
+	fill_header(&x, sizeof(x));
+	x.buf = (uintptr_t)rnd_ptr(img);
+	x.len = rnd() % 8 ? (unsigned int)size : rnd_small();
+	fz_ioctl(f->g.thread, SKAS_GET_XSTATE, rnd_ptr(&x));
+	for (i = 0; i < n; i++) {
+		unsigned int off = rnd() % (rnd() % 2 ? 576 : (unsigned int)size);
+
+		img[off] = rnd() % 2 ? (unsigned char)rnd() :
+			   (unsigned char)(img[off] ^ (1U << (rnd() % 8)));
+	}
+	fz_ioctl(f->g.thread, SKAS_SET_XSTATE, rnd_ptr(&x));
 }
 
 static void fuzz_rw(struct fuzz *f)
@@ -249,8 +282,18 @@ static void fuzz_run(struct fuzz *f)
 		skas_rw(f->g.as, true, f->g.run->regs.rip, "\x0f\x05", 2);
 	}
 	struct skas_regs before = f->g.run->regs;
+	struct skas_mem_op ops[4];
+	struct skas_mem_batch b;
+	int ret;
 
-	if (fz_ioctl(f->g.thread, SKAS_RUN, 0) == 0) {
+	/* A quarter of the runs apply a random batch first. */
+	if (rnd() % 4) {
+		ret = fz_ioctl(f->g.thread, SKAS_RUN, 0);
+	} else {
+		fill_batch(ops, &b);
+		ret = fz_ioctl(f->g.thread, SKAS_RUN_MEM, rnd_ptr(&b));
+	}
+	if (ret == 0) {
 		f->runs++;
 		if (f->g.run->exit_reason < 5)
 			f->events[f->g.run->exit_reason]++;
@@ -283,15 +326,17 @@ static void fuzz_misc(struct fuzz *f)
 		SKAS_GET_API_VERSION, SKAS_CHECK_EXTENSION, SKAS_CREATE_ASPACE,
 		SKAS_CREATE_THREAD, SKAS_MEM, SKAS_MEM_READ, SKAS_MEM_WRITE,
 		SKAS_RESET, SKAS_ATTACH, SKAS_RUN, SKAS_KICK, SKAS_CLONE,
-		SKAS_SET_POLICY, SKAS_INSTALL_FD,
+		SKAS_SET_POLICY, SKAS_INSTALL_FD, SKAS_GET_XSTATE,
+		SKAS_SET_XSTATE, SKAS_RUN_MEM,
 	};
 	int fds[] = { f->g.dev, f->g.as, f->g.thread };
 	char buf[64];
 	unsigned long cmd = cmds[rnd() % (sizeof(cmds) / sizeof(cmds[0]))];
 	int ret, fd = fds[rnd() % 3];
 
-	/* SKAS_RUN and SKAS_CLONE on the thread are fuzzed on their own. */
-	if (fd == f->g.thread && (cmd == SKAS_RUN || cmd == SKAS_CLONE))
+	/* Runs and SKAS_CLONE on the thread are fuzzed on their own. */
+	if (fd == f->g.thread && (cmd == SKAS_RUN || cmd == SKAS_RUN_MEM ||
+				  cmd == SKAS_CLONE))
 		return;
 	if (rnd() % 8 == 0)
 		cmd = _IOC(rnd() % 4, SKASIO, rnd() % 64, rnd() % 64);
@@ -378,6 +423,8 @@ static void *fuzz_loop(void *arg)
 		case 4:
 			if (rnd() % 8 == 0)
 				fuzz_clone(f);
+			else if (rnd() % 2)
+				fuzz_xstate(f);
 			break;
 		case 5:
 			/* Fresh random code where guests usually run. */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Guest memory: SKAS_MEM map/unmap batches, SKAS_MEM_READ/WRITE, and
- * guest code running from mapped memory.
+ * Guest memory: SKAS_MEM map/unmap batches, SKAS_MEM_READ/WRITE, guest
+ * code running from mapped memory, and SKAS_RUN_MEM's batch and run.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -501,6 +502,275 @@ TEST_F(guest, mem_on_dead_guest)
 	self->g.pid = 0;
 	EXPECT_EQ(-ESRCH, skas_map_anon(self->g.as, CODE, 4096, PROT_READ));
 	EXPECT_EQ(-ENOENT, skas_rw(self->g.as, true, CODE, &c, 1));
+}
+
+/* SKAS_RUN_MEM with @n operations; the ioctl's result, -errno. */
+static int run_mem(struct skas_guest *g, struct skas_mem_op *ops,
+		   unsigned int n, int *error)
+{
+	struct skas_mem_batch b;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.count = n;
+	b.ops = (unsigned long)ops;
+	ret = ioctl(g->thread, SKAS_RUN_MEM, &b) ? -errno : 0;
+	if (error)
+		*error = b.error;
+	return ret;
+}
+
+static void anon_op(struct skas_mem_op *op, unsigned long addr,
+		    unsigned int prot)
+{
+	memset(op, 0, sizeof(*op));
+	op->op = SKAS_MEM_MAP;
+	op->addr = addr;
+	op->len = 4096;
+	op->prot = prot;
+	op->flags = SKAS_MAP_PRIVATE | SKAS_MAP_ANONYMOUS;
+	op->fd = -1;
+}
+
+/* The page-fault case: map the missing page, resume, in one call. */
+TEST_F(guest, run_mem_maps_then_runs)
+{
+	struct skas_run *run = self->g.run;
+	struct skas_mem_op ops[2];
+	uint64_t v = 0x5a5a5a5a12345678ULL;
+	int as = self->g.as, error = -1, fd;
+
+	ASSERT_EQ(1, skas_map_anon(as, CODE, 4096, PROT_READ | PROT_EXEC));
+	ASSERT_EQ((long)sizeof(load_data),
+		  skas_rw(as, true, CODE, (void *)load_data,
+			  sizeof(load_data)));
+	skas_regs_at(&self->g, CODE);
+	run->regs.rax = 39;
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
+	EXPECT_EQ(SIGSEGV, run->exit.fault.signo);
+	EXPECT_EQ(DATA, run->exit.fault.addr);
+	EXPECT_EQ(CODE, run->regs.rip);
+	/* A file page at DATA, and a page more; then the load is redone. */
+	fd = memfd_create("data", MFD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 4096));
+	ASSERT_EQ((ssize_t)sizeof(v), pwrite(fd, &v, sizeof(v), 0));
+	anon_op(&ops[0], DATA, PROT_READ);
+	ops[0].flags = SKAS_MAP_PRIVATE;
+	ops[0].fd = fd;
+	anon_op(&ops[1], DATA + 0x10000, PROT_READ | PROT_WRITE);
+	run->regs.rax = 39;
+	ASSERT_EQ(0, run_mem(&self->g, ops, 2, &error));
+	EXPECT_EQ(0, error);
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, (int)run->exit_reason);
+	EXPECT_EQ(39U, run->exit.syscall.nr);
+	EXPECT_EQ(v, run->regs.rbx);
+	EXPECT_EQ(1, (int)skas_rw(as, false, DATA + 0x10000, &v, 1));
+	close(fd);
+	/* No operations: a plain run. */
+	ASSERT_EQ(0, run_mem(&self->g, ops, 0, NULL));
+	EXPECT_EQ(SKAS_EXIT_FAULT, (int)run->exit_reason);
+	EXPECT_EQ(SIGILL, run->exit.fault.signo);
+}
+
+/* A native operation (mprotect) in the batch, then the run. */
+TEST_F(guest, run_mem_protect_then_run)
+{
+	/* mov %rbx, DATA; ud2 */
+	static const unsigned char store[] = {
+		0x48, 0x89, 0x1c, 0x25, 0x00, 0x00, 0x20, 0x00, 0x0f, 0x0b,
+	};
+	struct skas_run *run = self->g.run;
+	struct skas_mem_op op;
+	int as = self->g.as, error = -1;
+
+	ASSERT_EQ(1, skas_map_anon(as, CODE, 4096, PROT_READ | PROT_EXEC));
+	ASSERT_EQ(1, skas_map_anon(as, DATA, 4096, PROT_READ | PROT_WRITE));
+	ASSERT_EQ((long)sizeof(store),
+		  skas_rw(as, true, CODE, (void *)store, sizeof(store)));
+	memset(&op, 0, sizeof(op));
+	op.op = SKAS_MEM_PROTECT;
+	op.addr = DATA;
+	op.len = 4096;
+	op.prot = PROT_READ;
+	op.fd = -1;
+	skas_regs_at(&self->g, CODE);
+	run->regs.rbx = 0x77;
+	run->regs.r12 = 0x1212;
+	ASSERT_EQ(0, run_mem(&self->g, &op, 1, &error));
+	EXPECT_EQ(0, error);
+	ASSERT_EQ(SKAS_EXIT_FAULT, (int)run->exit_reason);
+	EXPECT_EQ(SIGSEGV, run->exit.fault.signo);
+	EXPECT_EQ(SEGV_ACCERR, run->exit.fault.code);
+	EXPECT_EQ(CODE, run->regs.rip);
+	EXPECT_EQ(0x1212U, run->regs.r12);
+}
+
+/* A failed operation: nothing runs, the run page is as it was. */
+TEST_F(guest, run_mem_failure_runs_nothing)
+{
+	struct skas_run *run = self->g.run;
+	struct skas_mem_op ops[2];
+	struct skas_run before;
+	int as = self->g.as, error = 0;
+
+	ASSERT_EQ(1, skas_map_anon(as, CODE, 4096, PROT_READ | PROT_EXEC));
+	ASSERT_EQ((long)sizeof(getpid_ud2),
+		  skas_rw(as, true, CODE, (void *)getpid_ud2,
+			  sizeof(getpid_ud2)));
+	skas_regs_at(&self->g, CODE);
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	run->regs.rax = 5;
+	before = *run;
+	/* The second one, over the vDSO, fails when it is run. */
+	anon_op(&ops[0], DATA, PROT_READ);
+	anon_op(&ops[1], getauxval(AT_SYSINFO_EHDR), PROT_READ);
+	EXPECT_EQ(-EINVAL, run_mem(&self->g, ops, 2, &error));
+	EXPECT_EQ(-EINVAL, error);
+	EXPECT_EQ(0, memcmp(&before, run, sizeof(before)));
+	/* The first stays done, as in SKAS_MEM. */
+	EXPECT_EQ(1, (int)skas_rw(as, false, DATA, &error, 1));
+	/* Bad registers: refused before the batch. */
+	anon_op(&ops[0], DATA + 0x10000, PROT_READ);
+	run->regs.rip = 0xffff800000000000ULL;
+	EXPECT_EQ(-EINVAL, run_mem(&self->g, ops, 1, NULL));
+	EXPECT_EQ(-EFAULT, (int)skas_rw(as, false, DATA + 0x10000, &error, 1));
+	run->regs = before.regs;
+	/* The guest goes on as if nothing had been tried. */
+	ASSERT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
+	EXPECT_EQ(SIGILL, run->exit.fault.signo);
+	EXPECT_EQ(5U, run->regs.rax);
+}
+
+TEST_F(guest, run_mem_bad_arguments)
+{
+	struct skas_run *run = self->g.run;
+	struct skas_mem_op op;
+	struct skas_mem_batch b;
+	int t = self->g.thread;
+
+	ASSERT_EQ(1, skas_map_anon(self->g.as, CODE, 4096,
+				   PROT_READ | PROT_EXEC));
+	skas_regs_at(&self->g, CODE);
+	anon_op(&op, DATA, PROT_READ);
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.count = 1;
+	b.ops = (unsigned long)&op;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(t, SKAS_RUN_MEM, SKAS_BAD_PTR));
+	EXPECT_EQ(EFAULT, errno);
+	b.ops = (unsigned long)SKAS_BAD_PTR;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(t, SKAS_RUN_MEM, &b));
+	EXPECT_EQ(EFAULT, errno);
+	b.ops = (unsigned long)&op;
+	b.count = SKAS_MEM_MAX_OPS + 1;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(t, SKAS_RUN_MEM, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.count = 1;
+	b.size = 8;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(t, SKAS_RUN_MEM, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.size = sizeof(b);
+	b.error = -1;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(t, SKAS_RUN_MEM, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.error = 0;
+	b.reserved[0] = 1;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(t, SKAS_RUN_MEM, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.reserved[0] = 0;
+	op.prot = 0x10;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(t, SKAS_RUN_MEM, &b));
+	EXPECT_EQ(EINVAL, errno);
+	/* A kernel-internal operation number is not one of the ABI's. */
+	op.prot = PROT_READ;
+	op.op = 0x100;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(t, SKAS_RUN_MEM, &b));
+	EXPECT_EQ(EINVAL, errno);
+	op.op = SKAS_MEM_MAP;
+	op.fd = 999;
+	op.flags = SKAS_MAP_PRIVATE;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(t, SKAS_RUN_MEM, &b));
+	EXPECT_EQ(EBADF, errno);
+	/* None of these ran the guest or mapped anything. */
+	EXPECT_EQ(SKAS_EXIT_NONE, (int)run->exit_reason);
+	EXPECT_EQ(-EFAULT, (int)skas_rw(self->g.as, false, DATA, &op, 1));
+	/* Not on the address space's fd. */
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->g.as, SKAS_RUN_MEM, &b));
+	EXPECT_EQ(ENOTTY, errno);
+}
+
+/* A kick while stopped: the batch is applied, the run returns at once. */
+TEST_F(guest, run_mem_after_a_kick)
+{
+	struct skas_run *run = self->g.run;
+	struct skas_mem_op op;
+	char c;
+
+	ASSERT_EQ(1, skas_map_anon(self->g.as, CODE, 4096,
+				   PROT_READ | PROT_EXEC));
+	skas_regs_at(&self->g, CODE);
+	ASSERT_EQ(0, ioctl(self->g.thread, SKAS_KICK, 0));
+	anon_op(&op, DATA, PROT_READ);
+	ASSERT_EQ(0, run_mem(&self->g, &op, 1, NULL));
+	EXPECT_EQ(SKAS_EXIT_INTERRUPTED, (int)run->exit_reason);
+	EXPECT_EQ(CODE, run->regs.rip);
+	EXPECT_EQ(1, (int)skas_rw(self->g.as, false, DATA, &c, 1));
+}
+
+static void *run_in_thread(void *arg)
+{
+	return (void *)(intptr_t)skas_run(arg);
+}
+
+/* The thread must be stopped; a dead one reports its exit once. */
+TEST_F(guest, run_mem_needs_a_stopped_thread)
+{
+	static const unsigned char spin[] = { 0xeb, 0xfe };	/* jmp . */
+	struct skas_run *run = self->g.run;
+	struct skas_mem_op op;
+	pthread_t th;
+	void *ret;
+	int other;
+
+	other = skas_create_thread(self->g.as);
+	ASSERT_LE(0, other);
+	anon_op(&op, DATA, PROT_READ);
+	{
+		struct skas_mem_batch b = { .size = sizeof(b), .count = 1,
+					    .ops = (unsigned long)&op };
+
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(other, SKAS_RUN_MEM, &b));
+		EXPECT_EQ(ENOENT, errno);
+	}
+	close(other);
+	ASSERT_EQ(1, skas_map_anon(self->g.as, CODE, 4096,
+				   PROT_READ | PROT_EXEC));
+	ASSERT_EQ((long)sizeof(spin),
+		  skas_rw(self->g.as, true, CODE, (void *)spin, sizeof(spin)));
+	skas_regs_at(&self->g, CODE);
+	ASSERT_EQ(0, pthread_create(&th, NULL, run_in_thread, &self->g));
+	usleep(200000);
+	EXPECT_EQ(-EBUSY, run_mem(&self->g, &op, 1, NULL));
+	ASSERT_EQ(0, ioctl(self->g.thread, SKAS_KICK, 0));
+	pthread_join(th, &ret);
+	EXPECT_EQ(SKAS_EXIT_INTERRUPTED, (int)(intptr_t)ret);
+	ASSERT_EQ(0, kill(self->g.pid, SIGKILL));
+	EXPECT_EQ(0, run_mem(&self->g, &op, 1, NULL));
+	EXPECT_EQ(SKAS_EXIT_EXITED, (int)run->exit_reason);
+	EXPECT_EQ(-ESRCH, run_mem(&self->g, &op, 1, NULL));
 }
 
 TEST_HARNESS_MAIN

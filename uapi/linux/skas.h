@@ -117,6 +117,23 @@
  *                          host tid.
  *   mmap()                 offset 0, length SKAS_RUN_PAGE_SIZE, MAP_SHARED:
  *                          the run page, struct skas_run.
+ *   SKAS_GET_XSTATE        arg: struct skas_xstate *.  The thread must be
+ *   SKAS_SET_XSTATE        stopped.  Reads or loads its FPU and vector
+ *                          state, an image in the XSAVE standard format
+ *                          (that of PTRACE_GETREGSET(NT_X86_XSTATE)), of
+ *                          the size SKAS_CHECK_EXTENSION(SKAS_CAP_XSTATE)
+ *                          returns.  Done by the guest thread itself,
+ *                          without running guest code.  A loaded image is
+ *                          checked as ptrace checks it (-EINVAL).
+ *   SKAS_RUN_MEM           arg: struct skas_mem_batch *.  The thread must
+ *                          be stopped.  Applies the batch as SKAS_MEM
+ *                          does, in this thread, and then runs it as
+ *                          SKAS_RUN does, in one hand-off: a page fault's
+ *                          map and the resume cost one round trip.  If an
+ *                          operation fails the guest does not run and the
+ *                          run page is unchanged: -errno, as in the
+ *                          batch's error field.  Returns 0 once the run
+ *                          ended (its event is in the run page).
  *   poll()                 POLLIN once a task has attached (the thread can
  *                          be run), POLLHUP once it has died.
  */
@@ -143,6 +160,8 @@
 #define SKAS_CAP_SIGNAL_INTERRUPT 10	/* outside signals: INTERRUPTED, no default action */
 #define SKAS_CAP_SIGSYS		11	/* a seccomp trap (SIGSYS): SKAS_EXIT_FAULT */
 #define SKAS_CAP_END_CAUSE	12	/* ptraced guests ended, SKAS_EXIT_EXITED.cause */
+#define SKAS_CAP_XSTATE		13	/* SKAS_GET/SET_XSTATE; the value: image size */
+#define SKAS_CAP_RUN_MEM	14	/* SKAS_RUN_MEM */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -163,6 +182,9 @@
 #define SKAS_RUN		_IO(SKASIO, 0x21)
 #define SKAS_KICK		_IO(SKASIO, 0x22)
 #define SKAS_CLONE		_IOWR(SKASIO, 0x23, struct skas_clone)
+#define SKAS_GET_XSTATE		_IOW(SKASIO, 0x24, struct skas_xstate)
+#define SKAS_SET_XSTATE		_IOW(SKASIO, 0x25, struct skas_xstate)
+#define SKAS_RUN_MEM		_IOWR(SKASIO, 0x26, struct skas_mem_batch)
 
 /**
  * struct skas_create_aspace - argument of SKAS_CREATE_ASPACE
@@ -310,7 +332,7 @@ struct skas_mem_op {
 };
 
 /**
- * struct skas_mem_batch - argument of SKAS_MEM
+ * struct skas_mem_batch - argument of SKAS_MEM and SKAS_RUN_MEM
  * @size:     in: sizeof(struct skas_mem_batch)
  * @count:    in: number of operations, at most SKAS_MEM_MAX_OPS
  * @ops:      in: user pointer to @count struct skas_mem_op
@@ -323,6 +345,34 @@ struct skas_mem_batch {
 	__u32 count;
 	__u64 ops;
 	__s32 error;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct skas_xstate - argument of SKAS_GET_XSTATE and SKAS_SET_XSTATE
+ * @size:     sizeof(struct skas_xstate)
+ * @flags:    0
+ * @buf:      user pointer to the image
+ * @len:      its size: exactly what SKAS_CHECK_EXTENSION(SKAS_CAP_XSTATE)
+ *            returns
+ * @pad:      0
+ * @reserved: must be 0
+ *
+ * The image: the FXSAVE area (bytes 464..471 hold the enabled feature
+ * mask, XCR0, and the rest of 416..511 is zero on GET and ignored on
+ * SET), the XSAVE header at 512 (XSTATE_BV, then zeros), the components
+ * at their CPUID offsets.  AMX tile state (XTILECFG, XTILEDATA) is not
+ * part of it: never set in XSTATE_BV, its area reads as zero.  SET
+ * refuses (-EINVAL) an XSTATE_BV bit of a feature not in the image,
+ * nonzero XCOMP_BV or header reserved bytes, and MXCSR bits the CPU
+ * does not support.
+ */
+struct skas_xstate {
+	__u32 size;
+	__u32 flags;
+	__u64 buf;
+	__u32 len;
 	__u32 pad;
 	__u64 reserved[2];
 };

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SKAS_GET_XSTATE and SKAS_SET_XSTATE: the FPU and vector state of a
+ * stopped guest thread.
+ *
+ * The state is the guest task's own user FPU state, and the kernel's
+ * accessors of another task's saved state (the ptrace regset's) are not
+ * exported.  So the thread does it itself, as a kernel-internal operation
+ * of its park loop (mem.c): with fpregs_lock() held and its user state
+ * loaded into the registers (switch_fpu_return()), an XSAVE or XRSTOR of
+ * the user features in the standard format, which is what the signal
+ * code does on a frame.  Supervisor state is not touched.  AMX tile state
+ * is dynamic (XFD): it is left out, and a guest of skas never gets the
+ * permission for it.
+ */
+
+#include <linux/errno.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <asm/asm.h>
+#include <asm/cpufeature.h>
+#include <asm/fpu/api.h>
+#include <asm/fpu/types.h>
+#include <asm/fpu/xcr.h>
+#include <asm/fpu/xstate.h>
+#include <asm/processor.h>
+
+#include "skas.h"
+
+/* The image's layout: FXSAVE area, XSAVE header, components. */
+#define SKAS_FX_SIZE		512
+#define SKAS_FX_MXCSR		24
+#define SKAS_FX_SW		416	/* software-reserved bytes, to 511 */
+#define SKAS_FX_XCR0		464	/* the feature mask in them */
+#define SKAS_XSAVE_HDR		512
+#define SKAS_XSAVE_MIN		576	/* FXSAVE area and header */
+#define SKAS_MXCSR_DEFAULT	0x1f80
+
+/* The features in an image, and its size; 0 without XSAVE. */
+static u64 skas_xstate_mask;
+static unsigned int skas_xstate_len;
+/* The MXCSR bits the CPU accepts (the kernel's copy is not declared). */
+static u32 skas_mxcsr_mask;
+
+/* FXSAVE's MXCSR_MASK, 0 meaning the default, as the kernel reads it. */
+static int skas_mxcsr_mask_init(void)
+{
+	struct fxregs_state *fx;
+
+	/* A power-of-two size: kmalloc() aligns it to 512. */
+	fx = kzalloc(sizeof(*fx), GFP_KERNEL);
+	if (!fx)
+		return -ENOMEM;
+	kernel_fpu_begin();
+	asm volatile("fxsave64 %[fx]" : [fx] "=m" (*fx));
+	kernel_fpu_end();
+	skas_mxcsr_mask = fx->mxcsr_mask ? fx->mxcsr_mask : 0x0000ffbf;
+	kfree(fx);
+	return 0;
+}
+
+/**
+ * skas_xstate_init() - find the image's features and size.
+ *
+ * The features: those the kernel enabled for user space (XCR0) but AMX
+ * tiles; the size: the standard format's for XCR0 (CPUID 0xd.0 ebx), as
+ * ptrace's NT_X86_XSTATE has it.
+ */
+void skas_xstate_init(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	if (!boot_cpu_has(X86_FEATURE_XSAVE) ||
+	    !boot_cpu_has(X86_FEATURE_OSXSAVE))
+		return;
+	cpuid_count(XSTATE_CPUID, 0, &eax, &ebx, &ecx, &edx);
+	if (ebx < SKAS_XSAVE_MIN || ebx > SZ_64K || skas_mxcsr_mask_init())
+		return;
+	skas_xstate_mask = xgetbv(XCR_XFEATURE_ENABLED_MASK) &
+			   ~(u64)XFEATURE_MASK_XTILE;
+	skas_xstate_len = ebx;
+}
+
+/* SKAS_CHECK_EXTENSION(SKAS_CAP_XSTATE): the image size, or 0. */
+long skas_xstate_size(void)
+{
+	return skas_xstate_len;
+}
+
+static void skas_xsave(void *buf, u64 mask)
+{
+	asm volatile("xsave64 (%[buf])"
+		     : : [buf] "D" (buf), "a" ((u32)mask),
+		       "d" ((u32)(mask >> 32))
+		     : "memory");
+}
+
+/* Return: 0, or the trap number of a fault (the image was refused). */
+static int skas_xrstor(const void *buf, u64 mask)
+{
+	int err;
+
+	asm volatile("1: xrstor64 (%[buf])\n\t"
+		     "xor %[err], %[err]\n"
+		     "2:\n\t"
+		     _ASM_EXTABLE_TYPE(1b, 2b, EX_TYPE_FAULT_MCE_SAFE)
+		     : [err] "=a" (err)
+		     : [buf] "D" (buf), "a" ((u32)mask),
+		       "d" ((u32)(mask >> 32))
+		     : "memory");
+	return err;
+}
+
+/*
+ * An image whose XSTATE_BV is 0 and MXCSR the default: XRSTOR puts every
+ * feature in its init state, as execve() does.  @buf: SKAS_XSAVE_MIN
+ * bytes, 64-byte aligned.
+ */
+static void skas_xstate_reinit(void *buf)
+{
+	u32 mxcsr = SKAS_MXCSR_DEFAULT;
+
+	memset(buf, 0, SKAS_XSAVE_MIN);
+	memcpy(buf + SKAS_FX_MXCSR, &mxcsr, sizeof(mxcsr));
+	skas_xrstor(buf, skas_xstate_mask);
+}
+
+/**
+ * skas_xstate_exec() - save or load current's user FPU state.
+ * @op:  SKAS_OP_XSAVE or SKAS_OP_XRSTOR.
+ * @buf: the image, 64-byte aligned, skas_xstate_len bytes; zeroed for a
+ *       save, checked by skas_xstate_check() for a load.
+ *
+ * Runs in the guest task, parked in state SKAS_T_OPS.
+ *
+ * Return: 0, or -EINVAL if the CPU refused the image (which the checks
+ * should make impossible): the state is reset then, not left half loaded.
+ */
+int skas_xstate_exec(int op, void *buf)
+{
+	int ret = 0;
+
+	fpregs_lock();
+	if (test_thread_flag(TIF_NEED_FPU_LOAD))
+		switch_fpu_return();
+	if (op == SKAS_OP_XSAVE) {
+		skas_xsave(buf, skas_xstate_mask);
+	} else if (skas_xrstor(buf, skas_xstate_mask)) {
+		skas_xstate_reinit(buf);
+		ret = -EINVAL;
+	}
+	fpregs_unlock();
+	return ret;
+}
+
+/*
+ * What XRSTOR would fault on, refused as ptrace's NT_X86_XSTATE set
+ * refuses it (validate_user_xstate_header(), the MXCSR check).
+ */
+static int skas_xstate_check(const void *buf)
+{
+	u64 hdr[8];
+	u32 mxcsr;
+
+	memcpy(&mxcsr, buf + SKAS_FX_MXCSR, sizeof(mxcsr));
+	memcpy(hdr, buf + SKAS_XSAVE_HDR, sizeof(hdr));
+	if (mxcsr & ~skas_mxcsr_mask)
+		return -EINVAL;
+	if ((hdr[0] & ~skas_xstate_mask) || !skas_zeroed(&hdr[1], 7))
+		return -EINVAL;
+	return 0;
+}
+
+/* A saved image as ptrace shows it: software bytes zero but the mask. */
+static void skas_xstate_sw_bytes(void *buf)
+{
+	u64 xcr0 = xgetbv(XCR_XFEATURE_ENABLED_MASK);
+
+	memset(buf + SKAS_FX_SW, 0, SKAS_FX_SIZE - SKAS_FX_SW);
+	memcpy(buf + SKAS_FX_XCR0, &xcr0, sizeof(xcr0));
+}
+
+/*
+ * Run @op in @t, which must be stopped.  Return: 0, -ENOENT (never
+ * attached), -EBUSY (being run, or a run was cut short), -ESRCH (dead),
+ * or the operation's error.
+ */
+static long skas_xstate_run(struct skas_thread *t, int op, void *buf)
+{
+	struct skas_mem_op mop = { .op = op };
+	struct file *nofile = NULL;
+	struct skas_mem_req req = { .ops = &mop, .files = &nofile,
+				    .count = 1, .tmp_fd = -1, .xstate = buf };
+	long ret = 0;
+
+	if (!mutex_trylock(&t->run_lock))
+		return -EBUSY;
+	switch (READ_ONCE(t->state)) {
+	case SKAS_T_NEW:
+		ret = -ENOENT;
+		break;
+	case SKAS_T_DEAD:
+		ret = -ESRCH;
+		break;
+	case SKAS_T_STOPPED:
+		skas_thread_exec(t, &req);
+		ret = req.error;
+		break;
+	default:
+		ret = -EBUSY;
+		break;
+	}
+	mutex_unlock(&t->run_lock);
+	return ret;
+}
+
+/**
+ * skas_thread_xstate() - SKAS_GET_XSTATE, SKAS_SET_XSTATE.
+ * @t:    the thread.
+ * @uarg: user pointer to a struct skas_xstate.
+ * @set:  load the image (else save it).
+ *
+ * Return: 0, -EOPNOTSUPP (no XSAVE), -EFAULT, -EINVAL (bad arguments, or
+ * an image refused), -ENOMEM, -ENOENT, -EBUSY, -ESRCH (see
+ * skas_xstate_run()).
+ */
+long skas_thread_xstate(struct skas_thread *t, void __user *uarg, bool set)
+{
+	struct skas_xstate args;
+	void *mem, *buf;
+	long ret;
+
+	if (!skas_xstate_len)
+		return -EOPNOTSUPP;
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.size != sizeof(args) || args.flags || args.pad ||
+	    args.len != skas_xstate_len ||
+	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
+		return -EINVAL;
+	/* XSAVE wants 64-byte alignment, which kmalloc() does not promise. */
+	mem = kzalloc(skas_xstate_len + 63, GFP_KERNEL_ACCOUNT);
+	if (!mem)
+		return -ENOMEM;
+	buf = PTR_ALIGN(mem, 64);
+	if (set) {
+		ret = -EFAULT;
+		if (copy_from_user(buf, u64_to_user_ptr(args.buf), args.len))
+			goto out;
+		ret = skas_xstate_check(buf);
+		if (ret)
+			goto out;
+		ret = skas_xstate_run(t, SKAS_OP_XRSTOR, buf);
+	} else {
+		ret = skas_xstate_run(t, SKAS_OP_XSAVE, buf);
+		if (ret)
+			goto out;
+		skas_xstate_sw_bytes(buf);
+		if (copy_to_user(u64_to_user_ptr(args.buf), buf, args.len))
+			ret = -EFAULT;
+	}
+out:
+	kfree(mem);
+	return ret;
+}
