@@ -57,6 +57,7 @@ struct uml_host {
 	int dev_fd;			/* skas: /dev/skas */
 	unsigned int skas_clone:1;	/* skas: SKAS_CAP_CLONE */
 	unsigned int skas_clone_thread:1; /* skas: SKAS_CAP_CLONE_THREAD */
+	unsigned int skas_xstate;	/* skas: SKAS_CAP_XSTATE's image size */
 	unsigned int policies;		/* UML_POLICY_BIT() mask */
 	unsigned int vsyscall_filter:1;	/* stubs need the vsyscall filter */
 	struct uml_aspace *aspaces;	/* list, for uml_host_close() */
@@ -135,7 +136,7 @@ int __uml_pt_thread_clone(struct uml_thread *parent, unsigned int flags,
 			  struct uml_thread **childp,
 			  struct uml_aspace **child_asp);
 
-/* skas backend internals shared between skas.c and skas_run.c. */
+/* skas backend internals shared by skas.c, skas_run.c and skas_fpu.c. */
 struct uml_regs *__uml_skas_regs(struct uml_thread *t);
 /* SKAS_MEM_READ/WRITE without uml.c's limits (the helper pages). */
 long __uml_skas_mem_rw(struct uml_aspace *as, void *buf, uint64_t addr,
@@ -146,6 +147,10 @@ struct uml_thread *__uml_skas_thread_new(struct uml_aspace *as, int fd,
 struct uml_aspace *__uml_skas_aspace_new(struct uml_host *host, int fd);
 int __uml_skas_thread_run(struct uml_thread *t, struct uml_exit *ex);
 int __uml_skas_thread_kick(struct uml_thread *t);
+struct skas_exit_exited;
+void __uml_skas_reap_exit(struct uml_thread *t,
+			  const struct skas_exit_exited *e);
+unsigned int __uml_skas_xstate_cap(int dev);
 int __uml_skas_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp);
 int __uml_skas_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp);
 long __uml_skas_get_xstate(struct uml_thread *t, void *buf, size_t len);

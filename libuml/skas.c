@@ -2,8 +2,8 @@
 /*
  * skas backend, address-space side: /dev/skas, the stub that attaches to a
  * guest thread, the mem ops (one SKAS_MEM ioctl per batch), reset and
- * guest memory access.  The run loop, FPU state and clone are in
- * skas_run.c.
+ * guest memory access.  The run loop and clone are in skas_run.c, FPU
+ * state in skas_fpu.c.
  *
  * Object chain (Documentation/uapi.rst): /dev/skas -> SKAS_CREATE_ASPACE
  * -> address-space fd -> SKAS_CREATE_THREAD -> thread fd, whose run page
@@ -129,6 +129,7 @@ int __uml_skas_host_init(struct uml_host *host)
 #if defined(SKAS_CAP_CLONE_THREAD) && defined(SKAS_CLONE_THREAD)
 	host->skas_clone_thread = has_cap(dev, SKAS_CAP_CLONE_THREAD);
 #endif
+	host->skas_xstate = __uml_skas_xstate_cap(dev);
 	host->policies = policies(dev);
 	host->ops = &__uml_skas_ops;
 	return 0;
@@ -343,7 +344,7 @@ static int stub_start(struct uml_host *host, int tfd, pid_t *pidp)
 /*
  * The hollow stub's layout: the vDSO and vvar it kept, and guest_top.
  * Like the ptrace backend, guests map below STUB_BASE, where libuml keeps
- * its helper pages (skas_run.c).
+ * its helper pages (skas_fpu.c).
  */
 static int stub_layout(pid_t pid, struct uml_aspace_info *info)
 {
@@ -441,7 +442,8 @@ static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
 		return ret;
 	}
 	ret = stub_layout(pid, &as->info);
-	if (!ret)
+	/* The module does FPU state itself, or the helper pages do it. */
+	if (!ret && !host->skas_xstate)
 		ret = __uml_skas_helper_setup(as);
 	if (ret) {
 		aspace_destroy(as);

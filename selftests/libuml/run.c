@@ -360,7 +360,7 @@ TEST_F(run, stub_syscall_page_traps)
 	}
 	fclose(f);
 	if (!found)
-		SKIP(return, "no syscall instruction in a reserved page");
+		SKIP(return, "no libuml code above guest_top (skas: the module has SKAS_CAP_XSTATE)");
 
 	/* exit(42) there: if executed, the host task would die. */
 	ASSERT_EQ(0, start(self->as, self->r, code_exit_via,
