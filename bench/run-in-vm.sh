@@ -198,6 +198,7 @@ workload memLoopPure-512    2000   2000   memloop 512 pure @N
 workload memLoop-512        2000   1000   memloop 512 getpid @N
 workload fork-exec-wait     200    50     forkexec @N
 workload pipe-pingpong      10000  1000   pipe @N
+workload signal             100000 1000   signal @N
 # One run of the script is 200 processes; not scaled.
 workload shell-200          1      1      shell 1
 # Two threads waking each other: natively, and as a guest of every path.
@@ -215,6 +216,22 @@ if wanted futex-pingpong; then
 			run1 futex-pingpong "$x" "$r" $pin ./futex_pingpong "$x" "$c"
 			r=$((r + 1))
 		done
+	done
+fi
+
+# ---- a page fault answered with a mapping, on the raw skas ABI -------------
+# UML's commonest round trip: the runtime maps the faulting page and resumes
+# the guest, with SKAS_MEM then SKAS_RUN or with one SKAS_RUN_MEM; and the
+# host's own fault on a fresh anonymous page, for reference.
+if wanted fault-map; then
+	echo "# workload fault-map: faultmap MODE @N (a fault, a map, a resume)"
+	c=$(count 5000)
+	r=1
+	while [ $r -le "$reps" ]; do
+		for x in native mem+run run-mem; do
+			run1 fault-map "$x" "$r" $pin ./faultmap "$x" "$c"
+		done
+		r=$((r + 1))
 	done
 fi
 
