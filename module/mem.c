@@ -119,7 +119,8 @@ static int skas_mem_op_exec(struct skas_thread *t, const struct skas_mem_op *op,
 	}
 	if (op->op == SKAS_OP_INSTALL_FD)
 		return skas_install_fd_exec(t, op, file);
-	if (op->op == SKAS_OP_XSAVE || op->op == SKAS_OP_XRSTOR)
+	if (op->op == SKAS_OP_XSAVE || op->op == SKAS_OP_XSAVE_INIT ||
+	    op->op == SKAS_OP_XRSTOR)
 		return skas_xstate_exec(op->op, t->req->xstate);
 	if (op->op == SKAS_OP_CLONE) {
 		/* clone(flags, newsp, parent_tid, child_tid, tls) */

@@ -62,6 +62,7 @@ struct skas_policy_entry {
 /* Kernel-internal SKAS_MEM operations: SKAS_GET_XSTATE, SKAS_SET_XSTATE. */
 #define SKAS_OP_XSAVE		0x103
 #define SKAS_OP_XRSTOR		0x104
+#define SKAS_OP_XSAVE_INIT	0x105	/* XSAVE, then the init state */
 
 /* Thread states (struct skas_thread.state), under skas_thread.lock. */
 enum skas_thread_state {

@@ -113,22 +113,19 @@ static int skas_xrstor(const void *buf, u64 mask)
 }
 
 /*
- * An image whose XSTATE_BV is 0 and MXCSR the default: XRSTOR puts every
- * feature in its init state, as execve() does.  @buf: SKAS_XSAVE_MIN
- * bytes, 64-byte aligned.
+ * An image whose XSTATE_BV is 0 and MXCSR the default (little-endian
+ * 0x1f80): XRSTOR puts every feature in its init state, as execve() and
+ * a signal handler's start do.  It reads no component past the header.
  */
-static void skas_xstate_reinit(void *buf)
-{
-	u32 mxcsr = SKAS_MXCSR_DEFAULT;
-
-	memset(buf, 0, SKAS_XSAVE_MIN);
-	memcpy(buf + SKAS_FX_MXCSR, &mxcsr, sizeof(mxcsr));
-	skas_xrstor(buf, skas_xstate_mask);
-}
+static const u8 skas_xstate_init_img[SKAS_XSAVE_MIN] __aligned(64) = {
+	[SKAS_FX_MXCSR] = SKAS_MXCSR_DEFAULT & 0xff,
+	[SKAS_FX_MXCSR + 1] = SKAS_MXCSR_DEFAULT >> 8,
+};
 
 /**
  * skas_xstate_exec() - save or load current's user FPU state.
- * @op:  SKAS_OP_XSAVE or SKAS_OP_XRSTOR.
+ * @op:  SKAS_OP_XSAVE, SKAS_OP_XSAVE_INIT (save, then the init state) or
+ *       SKAS_OP_XRSTOR.
  * @buf: the image, 64-byte aligned, skas_xstate_len bytes; zeroed for a
  *       save, checked by skas_xstate_check() for a load.
  *
@@ -144,10 +141,12 @@ int skas_xstate_exec(int op, void *buf)
 	fpregs_lock();
 	if (test_thread_flag(TIF_NEED_FPU_LOAD))
 		switch_fpu_return();
-	if (op == SKAS_OP_XSAVE) {
+	if (op != SKAS_OP_XRSTOR) {
 		skas_xsave(buf, skas_xstate_mask);
+		if (op == SKAS_OP_XSAVE_INIT)
+			skas_xrstor(skas_xstate_init_img, skas_xstate_mask);
 	} else if (skas_xrstor(buf, skas_xstate_mask)) {
-		skas_xstate_reinit(buf);
+		skas_xrstor(skas_xstate_init_img, skas_xstate_mask);
 		ret = -EINVAL;
 	}
 	fpregs_unlock();
@@ -235,7 +234,8 @@ long skas_thread_xstate(struct skas_thread *t, void __user *uarg, bool set)
 		return -EOPNOTSUPP;
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.size != sizeof(args) || args.flags || args.pad ||
+	if (args.size != sizeof(args) || args.pad ||
+	    (args.flags & ~(set ? 0 : SKAS_XSTATE_INIT)) ||
 	    args.len != skas_xstate_len ||
 	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
 		return -EINVAL;
@@ -253,7 +253,8 @@ long skas_thread_xstate(struct skas_thread *t, void __user *uarg, bool set)
 			goto out;
 		ret = skas_xstate_run(t, SKAS_OP_XRSTOR, buf);
 	} else {
-		ret = skas_xstate_run(t, SKAS_OP_XSAVE, buf);
+		ret = skas_xstate_run(t, args.flags & SKAS_XSTATE_INIT ?
+				      SKAS_OP_XSAVE_INIT : SKAS_OP_XSAVE, buf);
 		if (ret)
 			goto out;
 		skas_xstate_sw_bytes(buf);

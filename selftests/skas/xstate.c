@@ -167,6 +167,31 @@ TEST_F(guest, an_empty_image_is_the_init_state)
 	EXPECT_EQ(0x1f80U, *(uint32_t *)(img + FX_MXCSR));
 }
 
+/* SKAS_XSTATE_INIT: the image, then the state a signal handler starts in. */
+TEST_F(guest, get_with_init_then_the_init_state)
+{
+	struct skas_run *run = self->g.run;
+	unsigned char *img = self->img;
+	struct skas_xstate x;
+
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	memset(&x, 0, sizeof(x));
+	x.size = sizeof(x);
+	x.flags = SKAS_XSTATE_INIT;
+	x.buf = (uintptr_t)img;
+	x.len = self->size;
+	ASSERT_EQ(0, ioctl(self->g.thread, SKAS_GET_XSTATE, &x));
+	EXPECT_EQ(PATTERN0, u64_at(img, FX_XMM(0)));
+	memset(img, 0xff, self->size);
+	ASSERT_EQ(0, xstate(self->g.thread, SKAS_GET_XSTATE, img, self->size));
+	EXPECT_EQ(0ULL, u64_at(img, FX_XMM(0)));
+	EXPECT_EQ(0x37f, *(uint16_t *)(img + FX_FCW));
+	EXPECT_EQ(0x1f80U, *(uint32_t *)(img + FX_MXCSR));
+	/* And the guest runs on with it: its xmm1 is 0 now. */
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	EXPECT_EQ(0ULL, run->exit.syscall.args[0]);
+}
+
 /* What XRSTOR or ptrace would refuse; the state stays as it was. */
 TEST_F(guest, bad_images_are_refused)
 {
@@ -229,7 +254,10 @@ TEST_F(guest, bad_arguments)
 		x.len = size;
 		EXPECT_EQ(-1, ioctl(t, cmd, &x));
 		x.size = sizeof(x);
-		x.flags = 1;
+		/* SKAS_XSTATE_INIT is a GET's only flag. */
+		x.flags = cmd == SKAS_GET_XSTATE ? 2 : SKAS_XSTATE_INIT;
+		EXPECT_EQ(-1, ioctl(t, cmd, &x));
+		x.flags = 1U << 31;
 		EXPECT_EQ(-1, ioctl(t, cmd, &x));
 		x.flags = 0;
 		x.pad = 1;

@@ -124,7 +124,9 @@
  *                          the size SKAS_CHECK_EXTENSION(SKAS_CAP_XSTATE)
  *                          returns.  Done by the guest thread itself,
  *                          without running guest code.  A loaded image is
- *                          checked as ptrace checks it (-EINVAL).
+ *                          checked as ptrace checks it (-EINVAL).  A get
+ *                          with SKAS_XSTATE_INIT then resets the state to
+ *                          the init state (a signal handler's start).
  *   SKAS_RUN_MEM           arg: struct skas_mem_batch *.  The thread must
  *                          be stopped.  Applies the batch as SKAS_MEM
  *                          does, in this thread, and then runs it as
@@ -349,10 +351,14 @@ struct skas_mem_batch {
 	__u64 reserved[2];
 };
 
+/* struct skas_xstate.flags for SKAS_GET_XSTATE */
+#define SKAS_XSTATE_INIT	0x1	/* then put the thread in the init state */
+
 /**
  * struct skas_xstate - argument of SKAS_GET_XSTATE and SKAS_SET_XSTATE
  * @size:     sizeof(struct skas_xstate)
- * @flags:    0
+ * @flags:    SKAS_GET_XSTATE: 0 or SKAS_XSTATE_INIT (the state a signal
+ *            handler starts with, in the same call); SKAS_SET_XSTATE: 0
  * @buf:      user pointer to the image
  * @len:      its size: exactly what SKAS_CHECK_EXTENSION(SKAS_CAP_XSTATE)
  *            returns
