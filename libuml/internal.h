@@ -39,6 +39,7 @@ struct uml_ops {
 	int (*set_fpregs)(struct uml_thread *t, const struct uml_fpregs *fp);
 	long (*get_xstate)(struct uml_thread *t, void *buf, size_t len);
 	int (*set_xstate)(struct uml_thread *t, const void *buf, size_t len);
+	long (*take_xstate)(struct uml_thread *t, void *buf, size_t len);
 	int (*thread_clone)(struct uml_thread *parent, unsigned int flags,
 			    struct uml_thread **childp,
 			    struct uml_aspace **child_asp);
@@ -155,6 +156,7 @@ int __uml_skas_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp);
 int __uml_skas_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp);
 long __uml_skas_get_xstate(struct uml_thread *t, void *buf, size_t len);
 int __uml_skas_set_xstate(struct uml_thread *t, const void *buf, size_t len);
+long __uml_skas_take_xstate(struct uml_thread *t, void *buf, size_t len);
 int __uml_skas_fpu_reset(struct uml_thread *t);
 int __uml_skas_helper_setup(struct uml_aspace *as);
 int __uml_skas_thread_clone(struct uml_thread *parent, unsigned int flags,

@@ -731,12 +731,18 @@ static int mem_op(struct uml_aspace *as, const struct uml_mem_op *op, void *p)
 }
 
 /*
- * FPU and vector state to the init state, as execve() leaves it: an XSAVE
- * image whose XSTATE_BV is 0 makes the kernel initialize every component.
+ * FPU and vector state to the init state, as execve() leaves it: x87 and
+ * SSE given in their init values (FCW 0x37f, MXCSR 0x1f80, the rest 0),
+ * every other component left out of XSTATE_BV, which makes the kernel
+ * initialize it.  (With neither x87 nor SSE in XSTATE_BV the kernel keeps
+ * the old MXCSR.)
  */
 static int fpu_reset(struct uml_thread *t)
 {
 	long size = __uml_pt_get_xstate(t, NULL, 0);
+	uint64_t bv = 3;	/* x87, SSE */
+	uint32_t mxcsr = 0x1f80;
+	uint16_t fcw = 0x37f;
 	struct iovec iov;
 	int ret = 0;
 
@@ -746,10 +752,25 @@ static int fpu_reset(struct uml_thread *t)
 	iov.iov_len = size;
 	if (!iov.iov_base)
 		return -ENOMEM;
+	memcpy(iov.iov_base, &fcw, sizeof(fcw));
+	memcpy((char *)iov.iov_base + 24, &mxcsr, sizeof(mxcsr));
+	memcpy((char *)iov.iov_base + 512, &bv, sizeof(bv));
 	if (ptrace(PTRACE_SETREGSET, t->pid, NT_X86_XSTATE, &iov))
 		ret = -errno;
 	free(iov.iov_base);
 	return ret;
+}
+
+/* The state, then the init state: two regset calls. */
+static long take_xstate(struct uml_thread *t, void *buf, size_t len)
+{
+	long size = __uml_pt_get_xstate(t, buf, len);
+	int ret;
+
+	if (size < 0)
+		return size;
+	ret = fpu_reset(t);
+	return ret ? ret : size;
 }
 
 static int aspace_reset(struct uml_aspace *as)
@@ -869,6 +890,7 @@ const struct uml_ops __uml_ptrace_ops = {
 	.set_fpregs = __uml_pt_set_fpregs,
 	.get_xstate = __uml_pt_get_xstate,
 	.set_xstate = __uml_pt_set_xstate,
+	.take_xstate = take_xstate,
 	.thread_clone = __uml_pt_thread_clone,
 	.thread_destroy = thread_destroy,
 };

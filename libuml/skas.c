@@ -664,6 +664,7 @@ const struct uml_ops __uml_skas_ops = {
 	.set_fpregs = __uml_skas_set_fpregs,
 	.get_xstate = __uml_skas_get_xstate,
 	.set_xstate = __uml_skas_set_xstate,
+	.take_xstate = __uml_skas_take_xstate,
 	.thread_clone = __uml_skas_thread_clone,
 	.thread_destroy = thread_destroy,
 	.set_policy = set_policy,

@@ -286,7 +286,7 @@ static int helper_set_xstate(struct uml_thread *t, const void *buf,
 #ifdef SKAS_CAP_XSTATE
 /* One ioctl on an image of the module's size, at @buf. */
 static int xstate_ioctl(struct uml_thread *t, unsigned long cmd,
-			const void *buf)
+			const void *buf, unsigned int flags)
 {
 	struct skas_xstate x;
 
@@ -294,12 +294,14 @@ static int xstate_ioctl(struct uml_thread *t, unsigned long cmd,
 		return -ESRCH;
 	memset(&x, 0, sizeof(x));
 	x.size = sizeof(x);
+	x.flags = flags;
 	x.buf = (uintptr_t)buf;
 	x.len = t->as->host->skas_xstate;
 	return ioctl(t->fd, cmd, &x) ? -errno : 0;
 }
 
-static long module_get_xstate(struct uml_thread *t, void *buf, size_t len)
+static long module_get_xstate(struct uml_thread *t, void *buf, size_t len,
+			      unsigned int flags)
 {
 	long size = t->as->host->skas_xstate;
 	int ret;
@@ -310,7 +312,7 @@ static long module_get_xstate(struct uml_thread *t, void *buf, size_t len)
 		return size;
 	if (len < (size_t)size)
 		return -ENOSPC;
-	ret = xstate_ioctl(t, SKAS_GET_XSTATE, buf);
+	ret = xstate_ioctl(t, SKAS_GET_XSTATE, buf, flags);
 	return ret ? ret : size;
 }
 
@@ -323,7 +325,7 @@ static int module_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp)
 
 	if (!img)
 		return -ENOMEM;
-	ret = module_get_xstate(t, img, size);
+	ret = module_get_xstate(t, img, size, 0);
 	if (ret >= 0)
 		memcpy(fp->fxsave, img, FXSAVE_SIZE);
 	free(img);
@@ -344,13 +346,13 @@ static int module_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp)
 
 	if (!img)
 		return -ENOMEM;
-	ret = module_get_xstate(t, img, size);
+	ret = module_get_xstate(t, img, size, 0);
 	if (ret >= 0) {
 		memcpy(img, fp->fxsave, FX_SW_OFFSET);
 		memcpy(&bv, img + FXSAVE_SIZE, sizeof(bv));
 		bv |= XFEATURE_FP | XFEATURE_SSE;
 		memcpy(img + FXSAVE_SIZE, &bv, sizeof(bv));
-		ret = xstate_ioctl(t, SKAS_SET_XSTATE, img);
+		ret = xstate_ioctl(t, SKAS_SET_XSTATE, img, 0);
 	}
 	free(img);
 	return ret < 0 ? ret : 0;
@@ -394,9 +396,26 @@ long __uml_skas_get_xstate(struct uml_thread *t, void *buf, size_t len)
 {
 #ifdef SKAS_CAP_XSTATE
 	if (t->as->host->skas_xstate)
-		return module_get_xstate(t, buf, len);
+		return module_get_xstate(t, buf, len, 0);
 #endif
 	return helper_get_xstate(t, buf, len);
+}
+
+/* The state, then the init state: one ioctl, or two helper runs. */
+long __uml_skas_take_xstate(struct uml_thread *t, void *buf, size_t len)
+{
+	long size;
+	int ret;
+
+#ifdef SKAS_CAP_XSTATE
+	if (t->as->host->skas_xstate)
+		return module_get_xstate(t, buf, len, SKAS_XSTATE_INIT);
+#endif
+	size = helper_get_xstate(t, buf, len);
+	if (size < 0)
+		return size;
+	ret = __uml_skas_fpu_reset(t);
+	return ret ? ret : size;
 }
 
 int __uml_skas_set_xstate(struct uml_thread *t, const void *buf, size_t len)
@@ -405,7 +424,7 @@ int __uml_skas_set_xstate(struct uml_thread *t, const void *buf, size_t len)
 	if (t->as->host->skas_xstate) {
 		if (len < t->as->host->skas_xstate)
 			return -EINVAL;
-		return xstate_ioctl(t, SKAS_SET_XSTATE, buf);
+		return xstate_ioctl(t, SKAS_SET_XSTATE, buf, 0);
 	}
 #endif
 	return helper_set_xstate(t, buf, len);

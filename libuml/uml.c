@@ -468,6 +468,13 @@ int uml_thread_set_xstate(struct uml_thread *t, const void *buf, size_t len)
 	return t->as->host->ops->set_xstate(t, buf, len);
 }
 
+long uml_thread_take_xstate(struct uml_thread *t, void *buf, size_t len)
+{
+	if (!t || !buf || !len)
+		return -EINVAL;
+	return t->as->host->ops->take_xstate(t, buf, len);
+}
+
 int uml_thread_clone(struct uml_thread *parent, unsigned int flags,
 		     struct uml_thread **childp, struct uml_aspace **child_asp)
 {

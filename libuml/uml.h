@@ -340,6 +340,13 @@ int uml_thread_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp);
 long uml_thread_get_xstate(struct uml_thread *t, void *buf, size_t len);
 /* Load an image as above (@len its size); -EINVAL if the host rejects it. */
 int uml_thread_set_xstate(struct uml_thread *t, const void *buf, size_t len);
+/*
+ * uml_thread_get_xstate() (@len not 0), then the thread's state reset to
+ * the init state, as a kernel does for a signal handler: one host call on
+ * skas.ko with SKAS_CAP_XSTATE.  Return: as uml_thread_get_xstate(); on
+ * an error the state may be either.
+ */
+long uml_thread_take_xstate(struct uml_thread *t, void *buf, size_t len);
 
 /* Flags for uml_thread_clone(). */
 #define UML_CLONE_THREAD	0x1	/* new thread in the same address space */
