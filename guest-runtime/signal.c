@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Guest signals: dispositions, masks, queues, delivery with a kernel-like
- * struct rt_sigframe, rt_sigreturn.
+ * Guest signals: dispositions, masks, queues, delivery.  The frame a
+ * handler gets and rt_sigreturn are in sigframe.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,45 +16,6 @@
 #define KSA_RESTORER	0x04000000
 #define SIG_DFL_H	0ULL
 #define SIG_IGN_H	1ULL
-
-/* The x86-64 signal frame, as arch/x86/include/asm/sigframe.h lays it out. */
-struct g_sigcontext {
-	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
-	uint64_t rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
-	uint16_t cs, gs, fs, ss;
-	uint64_t err, trapno, oldmask, cr2, fpstate;
-	uint64_t reserved1[8];
-};
-
-struct g_ucontext {
-	uint64_t uc_flags;
-	uint64_t uc_link;
-	uint64_t ss_sp;
-	int32_t ss_flags;
-	int32_t pad;
-	uint64_t ss_size;
-	struct g_sigcontext mc;
-	uint64_t sigmask;
-};
-
-struct g_siginfo {
-	int32_t signo, errno_, code, pad;
-	union {
-		struct { int32_t pid, uid, status, pad; int64_t ut, st; } chld;
-		struct { int32_t pid, uid; } kill;
-		uint64_t addr;
-		uint8_t raw[112];
-	};
-};
-
-struct g_rt_sigframe {
-	uint64_t pretcode;
-	struct g_ucontext uc;
-	struct g_siginfo info;
-};
-
-_Static_assert(sizeof(struct g_sigcontext) == 256, "sigcontext");
-_Static_assert(sizeof(struct g_siginfo) == 128, "siginfo");
 
 enum { ACT_TERM, ACT_IGN, ACT_STOP };
 
@@ -438,100 +399,9 @@ static int sig_dequeue(struct task *t, struct ksiginfo *si)
 	return sig;
 }
 
-static bool on_altstack(struct task *t, uint64_t sp)
+bool sig_on_altstack(const struct task *t, uint64_t sp)
 {
 	return t->ss_size && sp > t->ss_sp && sp - t->ss_sp <= t->ss_size;
-}
-
-static void fill_sigcontext(struct g_sigcontext *mc, const struct uml_regs *r)
-{
-	mc->r8 = r->r8; mc->r9 = r->r9; mc->r10 = r->r10; mc->r11 = r->r11;
-	mc->r12 = r->r12; mc->r13 = r->r13; mc->r14 = r->r14;
-	mc->r15 = r->r15; mc->rdi = r->rdi; mc->rsi = r->rsi;
-	mc->rbp = r->rbp; mc->rbx = r->rbx; mc->rdx = r->rdx;
-	mc->rax = r->rax; mc->rcx = r->rcx; mc->rsp = r->rsp;
-	mc->rip = r->rip; mc->eflags = r->eflags;
-	mc->cs = r->cs; mc->ss = r->ss;
-}
-
-static void fill_siginfo(struct g_siginfo *gi, const struct ksiginfo *si)
-{
-	memset(gi, 0, sizeof(*gi));
-	gi->signo = si->signo;
-	gi->code = si->code;
-	switch (si->signo) {
-	case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
-		if (si->code > 0) {
-			gi->addr = si->addr;
-			break;
-		}
-		/* fall through */
-	default:
-		if (si->code == -2 /* SI_TIMER */) {
-			memcpy(gi->raw, &si->timerid, 4);
-			memcpy(gi->raw + 4, &si->overrun, 4);
-			memcpy(gi->raw + 8, &si->value, 8);
-			break;
-		}
-		gi->chld.pid = si->pid;
-		gi->chld.uid = si->uid;
-		/*
-		 * A child's status, else the value: 0 but for a siginfo a
-		 * guest gave (rt_sigqueueinfo, pidfd_send_signal), which a
-		 * process may send itself with any code, value and all.
-		 */
-		if (si->signo == SIGCHLD && si->code > 0)
-			gi->chld.status = si->status;
-		else
-			memcpy(gi->raw + 8, &si->value, 8);	/* si_value */
-	}
-}
-
-/* Build the rt_sigframe on the guest stack and point the thread at @act. */
-static int setup_frame(struct task *t, const struct ksiginfo *si,
-		       struct ksigaction *act, uint64_t oldmask)
-{
-	struct uml_regs *r = uml_thread_regs(t->th);
-	struct g_rt_sigframe fr;
-	struct uml_fpregs fp;
-	uint64_t sp = r->rsp - 128, fpaddr, frame;
-
-	if ((act->flags & SA_ONSTACK) && t->ss_size && !on_altstack(t, sp))
-		sp = t->ss_sp + t->ss_size;
-	fpaddr = (sp - sizeof(fp)) & ~63ULL;
-	frame = ((fpaddr - sizeof(fr)) & ~15ULL) - 8;
-
-	memset(&fr, 0, sizeof(fr));
-	fr.pretcode = act->restorer;
-	fr.uc.uc_flags = 0x2 | 0x4;	/* UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS */
-	fr.uc.ss_sp = t->ss_sp;
-	fr.uc.ss_size = t->ss_size;
-	fr.uc.ss_flags = t->ss_size ? (on_altstack(t, r->rsp) ? SS_ONSTACK : 0)
-				    : SS_DISABLE;
-	fill_sigcontext(&fr.uc.mc, r);
-	fr.uc.mc.err = si->err;
-	fr.uc.mc.trapno = si->trapno;
-	fr.uc.mc.cr2 = si->addr;
-	fr.uc.mc.oldmask = oldmask;
-	fr.uc.mc.fpstate = fpaddr;
-	fr.uc.sigmask = oldmask;
-	fill_siginfo(&fr.info, si);
-
-	if (uml_thread_get_fpregs(t->th, &fp) < 0)
-		memset(&fp, 0, sizeof(fp));
-	memset(fp.fxsave + 464, 0, 48);	/* no xstate magic: plain fxsave */
-	if (copy_to_guest(t, fpaddr, &fp, sizeof(fp)) < 0 ||
-	    copy_to_guest(t, frame, &fr, sizeof(fr)) < 0)
-		return -EFAULT;
-
-	r->rdi = si->signo;
-	r->rsi = frame + offsetof(struct g_rt_sigframe, info);
-	r->rdx = frame + offsetof(struct g_rt_sigframe, uc);
-	r->rax = 0;
-	r->rsp = frame;
-	r->rip = act->handler;
-	r->eflags &= ~(0x400ULL | 0x100ULL | 0x10000ULL);	/* DF TF RF */
-	return 0;
 }
 
 /*
@@ -564,7 +434,7 @@ bool sig_deliver(struct task *t)
 		}
 		oldmask = t->restore_sigmask ? t->saved_sigmask : t->sigmask;
 		t->restore_sigmask = false;
-		if (setup_frame(t, &si, act, oldmask) < 0) {
+		if (sigframe_setup(t, &si, act, oldmask) < 0) {
 			proc_exit_group(t->p, SIGSEGV);
 			return false;
 		}
@@ -631,33 +501,6 @@ void sig_exec_reset(struct proc *p)
 	}
 	sighand_put(p->sh);
 	p->sh = sh;
-}
-
-long sys_rt_sigreturn(struct task *t, const uint64_t *a)
-{
-	struct uml_regs *r = uml_thread_regs(t->th);
-	struct g_ucontext uc;
-	struct uml_fpregs fp;
-	const uint64_t fixmask = 0x40dd5;	/* AC OF DF TF SF ZF AF PF CF RF */
-
-	(void)a;
-	if (copy_from_guest(t, &uc, r->rsp, sizeof(uc)) < 0) {
-		proc_exit_group(t->p, SIGSEGV);
-		return SYS_NORETURN;
-	}
-	r->r8 = uc.mc.r8; r->r9 = uc.mc.r9; r->r10 = uc.mc.r10;
-	r->r11 = uc.mc.r11; r->r12 = uc.mc.r12; r->r13 = uc.mc.r13;
-	r->r14 = uc.mc.r14; r->r15 = uc.mc.r15; r->rdi = uc.mc.rdi;
-	r->rsi = uc.mc.rsi; r->rbp = uc.mc.rbp; r->rbx = uc.mc.rbx;
-	r->rdx = uc.mc.rdx; r->rax = uc.mc.rax; r->rcx = uc.mc.rcx;
-	r->rsp = uc.mc.rsp; r->rip = uc.mc.rip;
-	r->eflags = (r->eflags & ~fixmask) | (uc.mc.eflags & fixmask);
-	r->orig_rax = -1;
-	if (uc.mc.fpstate &&
-	    copy_from_guest(t, &fp, uc.mc.fpstate, sizeof(fp)) == 0)
-		uml_thread_set_fpregs(t->th, &fp);
-	t->sigmask = uc.sigmask & ~UNBLOCKABLE;
-	return SYS_NORETURN;
 }
 
 long sys_rt_sigaction(struct task *t, const uint64_t *a)
@@ -761,7 +604,7 @@ long sys_sigaltstack(struct task *t, const uint64_t *a)
 		ss.sp = t->ss_sp;
 		ss.size = t->ss_size;
 		ss.flags = !t->ss_size ? SS_DISABLE
-			 : on_altstack(t, r->rsp) ? SS_ONSTACK : 0;
+			 : sig_on_altstack(t, r->rsp) ? SS_ONSTACK : 0;
 		if (copy_to_guest(t, a[1], &ss, sizeof(ss)) < 0)
 			return -EFAULT;
 	}
@@ -769,7 +612,7 @@ long sys_sigaltstack(struct task *t, const uint64_t *a)
 		return 0;
 	if (copy_from_guest(t, &ss, a[0], sizeof(ss)) < 0)
 		return -EFAULT;
-	if (on_altstack(t, r->rsp))
+	if (sig_on_altstack(t, r->rsp))
 		return -EPERM;
 	/* The mode, without SS_AUTODISARM: 0, SS_ONSTACK or SS_DISABLE. */
 	mode = ss.flags & ~(1U << 31);
@@ -963,7 +806,7 @@ bool sig_wait_unmask(struct task *t)
 long sys_rt_sigtimedwait(struct task *t, const uint64_t *a)
 {
 	struct ksiginfo si;
-	struct g_siginfo gi;
+	uint8_t gi[SIGINFO_SIZE];
 	uint64_t set;
 	int sig, r;
 
@@ -977,8 +820,8 @@ long sys_rt_sigtimedwait(struct task *t, const uint64_t *a)
 		return r;
 	sig = sig_take(t, set, &si);
 	if (sig) {
-		fill_siginfo(&gi, &si);
-		if (a[1] && copy_to_guest(t, a[1], &gi, sizeof(gi)) < 0)
+		sigframe_siginfo(gi, &si);
+		if (a[1] && copy_to_guest(t, a[1], gi, sizeof(gi)) < 0)
 			return -EFAULT;
 		return sig;
 	}

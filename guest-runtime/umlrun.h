@@ -554,6 +554,12 @@ long sig_wait_mask_end(struct task *t, long r);
 int sig_send_proc(struct proc *p, const struct ksiginfo *si);
 void sig_force(struct task *t, const struct ksiginfo *si);
 bool sig_deliver(struct task *t);	/* false if the task died */
+bool sig_on_altstack(const struct task *t, uint64_t sp);
+/* sigframe.c */
+#define SIGINFO_SIZE	128
+void sigframe_siginfo(void *gi, const struct ksiginfo *si);
+int sigframe_setup(struct task *t, const struct ksiginfo *si,
+		   struct ksigaction *act, uint64_t oldmask);
 bool sig_pending_for(struct task *t);
 int sig_pending_restart(struct task *t);
 void sig_exec_reset(struct proc *p);

@@ -207,6 +207,8 @@ host_case "dynamic: git init, add, commit, log" \
 expect_status "segfault: exit 139" 139 "$TESTBIN/segv"
 expect_output "SIGSEGV handler recovers" "recovered" "$TESTBIN/segv" handle
 expect_output "SIGSEGV handler on a sigaltstack" "recovered" "$TESTBIN/segv" altstack
+expect_output "signal frames hold the whole FPU state; handlers start in the init state" \
+	"sigfpu ok" "$TESTBIN/sigfpu"
 expect_output "EFAULT for read-only and inaccessible buffers" "efault ok" "$TESTBIN/segv" efault
 # The legacy vsyscall page: a SIGSEGV at each entry, as with vsyscall=none,
 # never the host's time (Documentation/runtime.rst, "vsyscall").
