@@ -1350,6 +1350,26 @@ static void pfd_ready(const char *what, int fd, bool hup)
 	close(ep);
 }
 
+/*
+ * A thread pidfd once the thread has ended: POLLIN comes at its exit, and
+ * POLLHUP (with ESRCH for signals) once the kernel has released it, a
+ * moment later on a loaded host; wait for that, then show the state.
+ */
+static void pfd_thread_gone(int fd)
+{
+	struct pollfd pf = { fd, POLLIN, 0 };
+	int i;
+
+	show("poll until the thread is gone", poll(&pf, 1, 5000));
+	for (i = 0; i < 5000 && !(pf.revents & POLLHUP); i++) {
+		usleep(1000);
+		poll(&pf, 1, 0);
+	}
+	pfd_ready("an ended thread", fd, true);
+	show("pidfd_send_signal, an ended thread", pfd_send(fd, 0, NULL, 0));
+	close(fd);
+}
+
 static volatile sig_atomic_t pfd_sig, pfd_val;
 
 static void on_pfd(int sig, siginfo_t *si, void *uc)
@@ -1540,11 +1560,7 @@ static int pidfd_case(void)
 	pthread_join(th, NULL);
 	if (pidfs) {
 		/* pthread_join() returns at CLONE_CHILD_CLEARTID: before the end */
-		pf.fd = fd;
-		show("poll until the thread is gone", poll(&pf, 1, 5000));
-		pfd_ready("an ended thread", fd, true);
-		show("pidfd_send_signal, an ended thread", pfd_send(fd, 0, NULL, 0));
-		close(fd);
+		pfd_thread_gone(fd);
 	}
 	close(q[0]);
 	close(self);
@@ -1749,12 +1765,7 @@ static long c3(uint64_t flags, void *pidfd, void *ptid)
 
 static void clonepidfd_reap_thread(int tfd)
 {
-	struct pollfd pf = { tfd, POLLIN, 0 };
-
-	show("poll until the thread is gone", poll(&pf, 1, 5000));
-	pfd_ready("an ended thread", tfd, true);
-	show("pidfd_send_signal, an ended thread", pfd_send(tfd, 0, NULL, 0));
-	close(tfd);
+	pfd_thread_gone(tfd);
 }
 
 /* The child of a CLONE_PIDFD clone: is fd @fd open in its own table? */
