@@ -280,6 +280,10 @@ run_case "select, pselect6, ppoll write the time left back; personality" \
 	"$TESTBIN/timeleft"
 run_case "inotify: events, bad input, blocking reads, epoll, as the kernel's" \
 	"$TESTBIN/inotify"
+# /proc/<pid>/stat shows its main thread's state, task/<tid>/stat each
+# thread's (procstate.c; LTP's futex_wait03).
+run_case "/proc/PID/stat, task/TID/stat, thread-self: each its own thread's state" \
+	"$TESTBIN/procstate"
 run_case "fcntl record locks and flock between processes" "$TESTBIN/ltpcalls locks"
 run_case "preadv, pwritev, preadv2 and pwritev2" "$TESTBIN/ltpcalls preadv"
 run_case "argument checks: getrandom, readlink, sigaltstack, msync, futex, rlimits, priorities, setpgid, tgkill, affinity" \
