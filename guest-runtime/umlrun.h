@@ -377,6 +377,13 @@ struct usage {
 	unsigned long long utime, stime, minflt, majflt, maxrss;
 };
 
+/* A resource limit, the guest's struct rlimit64 (rlimit.c). */
+struct grlimit {
+	uint64_t cur, max;
+};
+
+#define GUEST_NLIMITS	16	/* RLIM_NLIMITS */
+
 /* Identity syscalls answered by the host with CONST (fast.c). */
 #define FAST_NCONST	7
 
@@ -421,6 +428,7 @@ struct proc {
 	int64_t fast_val[FAST_NCONST];
 	unsigned int fast_const;	/* bit i: fast_val[i] is set */
 	uint64_t pidfd_ino;	/* its pidfds' st_ino, 0 until one is opened */
+	struct grlimit rlim[GUEST_NLIMITS];	/* rlimit.c */
 };
 
 extern struct proc *procs;
@@ -447,6 +455,14 @@ void cred_init(struct task *t);
 void cred_inherit(struct task *c, const struct task *t);
 void cred_exec(struct task *t);
 long cred_prctl(struct task *t, const uint64_t *a);
+
+/* rlimit.c */
+void rlimit_host_init(void);
+void rlimit_init(struct proc *p);
+long rlimit_fsize_write(struct task *t, struct file *f, int64_t pos,
+			bool append, size_t *n);
+long rlimit_fsize_grow(struct task *t, int hostfd, int64_t size);
+long rlimit_fsize_exceeded(struct task *t);
 
 /* usage.c */
 struct rusage;

@@ -284,6 +284,10 @@ run_case "inotify: events, bad input, blocking reads, epoll, as the kernel's" \
 # thread's (procstate.c; LTP's futex_wait03).
 run_case "/proc/PID/stat, task/TID/stat, thread-self: each its own thread's state" \
 	"$TESTBIN/procstate"
+# Resource limits kept per process and enforced (rlimits.c; LTP's
+# llseek01).
+run_case "RLIMIT_FSIZE: writes cut, EFBIG and SIGXFSZ; truncate, fallocate; the checks" \
+	"$TESTBIN/rlimits fsize"
 run_case "fcntl record locks and flock between processes" "$TESTBIN/ltpcalls locks"
 run_case "preadv, pwritev, preadv2 and pwritev2" "$TESTBIN/ltpcalls preadv"
 run_case "argument checks: getrandom, readlink, sigaltstack, msync, futex, rlimits, priorities, setpgid, tgkill, affinity" \

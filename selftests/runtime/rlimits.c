@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Resource limits as the kernel keeps and enforces them; each case
+ * prints what the calls returned (and errno), and busybox.sh compares
+ * the output with the native one.
+ *
+ *   rlimits fsize   RLIMIT_FSIZE: writes (write, pwrite, writev, pwritev,
+ *                   pwritev2, O_APPEND, copy_file_range, sendfile, splice)
+ *                   cut at the limit, EFBIG and SIGXFSZ at it; truncate,
+ *                   ftruncate, fallocate past it; pipes and /dev/null not
+ *                   limited; SIGXFSZ's default action; the limit kept over
+ *                   fork; setrlimit's and prlimit's checks (needs a
+ *                   writable cwd: --rw)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void show(const char *what, long r)
+{
+	if (r < 0)
+		printf("%s: -1 %s\n", what, strerrorname_np(errno));
+	else
+		printf("%s: %ld\n", what, r);
+}
+
+/* ---- RLIMIT_FSIZE ---- */
+
+#define FSIZE	10000
+
+static volatile int xfsz_count, xfsz_code, xfsz_self;
+
+static void on_xfsz(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	xfsz_count++;
+	xfsz_code = si->si_code;
+	xfsz_self = si->si_pid == getpid();
+}
+
+static char big[3 * FSIZE];
+
+static void fsize_writes(int fd)
+{
+	struct iovec iov[2] = { { big, 3000 }, { big, 3000 } };
+
+	show("write 6000 at 0", write(fd, big, 6000));
+	show("write 6000 at 6000, cut at the limit", write(fd, big, 6000));
+	show("write 1 at the limit", write(fd, big, 1));
+	printf("SIGXFSZ: %d, SI_USER %d, from itself %d\n", xfsz_count,
+	       xfsz_code == SI_USER, xfsz_self);
+	show("write 0 at the limit", write(fd, big, 0));
+	show("write 1 at the limit, bad buffer", syscall(SYS_write, fd, 8L, 1L));
+	show("pwrite 100 at 9990", pwrite(fd, big, 100, 9990));
+	show("pwrite 1 at 10000", pwrite(fd, big, 1, FSIZE));
+	show("pwrite 1 at 1<<40", pwrite(fd, big, 1, 1LL << 40));
+	show("pwrite 0 at 20000", pwrite(fd, big, 0, 2 * FSIZE));
+	show("pwrite 1 at -1", pwrite(fd, big, 1, -1));
+	show("pwrite 25000 at 0, in chunks", pwrite(fd, big, sizeof(big), 0));
+	lseek(fd, 8000, SEEK_SET);
+	show("writev 6000 at 8000", writev(fd, iov, 2));
+	show("pwritev 6000 at 9999", pwritev(fd, iov, 2, 9999));
+	show("pwritev2 RWF_APPEND", pwritev2(fd, iov, 2, 0, RWF_APPEND));
+	show("pwritev2 unknown flag", pwritev2(fd, iov, 2, 0, 1 << 30));
+	show("pwritev 6000 at -5", pwritev(fd, iov, 2, -5));
+	show("ftruncate to 20000", ftruncate(fd, 2 * FSIZE));
+	show("ftruncate to 5000", ftruncate(fd, 5000));
+	show("ftruncate to 10000", ftruncate(fd, FSIZE));
+	show("ftruncate to -1", ftruncate(fd, -1));
+	show("fallocate 9000+2000", fallocate(fd, 0, 9000, 2000));
+	show("fallocate 9000+2000 FALLOC_FL_KEEP_SIZE",
+	     fallocate(fd, FALLOC_FL_KEEP_SIZE, 9000, 2000));
+	show("fallocate 9000+1000", fallocate(fd, 0, 9000, 1000));
+	show("fallocate -1+10", fallocate(fd, 0, -1, 10));
+	show("fallocate 0+0", fallocate(fd, 0, 0, 0));
+	show("fallocate 1+INT64_MAX", fallocate(fd, 0, 1, 0x7fffffffffffffffLL));
+	printf("SIGXFSZ: %d\n", xfsz_count);
+}
+
+static void fsize_others(int ro, int src)
+{
+	int fd, p[2];
+	loff_t off;
+
+	show("ftruncate of an O_RDONLY fd to 20000", ftruncate(ro, 2 * FSIZE));
+	show("write to an O_RDONLY fd at 20000",
+	     pwrite(ro, big, 1, 2 * FSIZE));
+	show("truncate to 20000", truncate("fsize.out", 2 * FSIZE));
+	show("truncate to 100", truncate("fsize.out", 100));
+	show("truncate of a missing file", truncate("fsize.none", 2 * FSIZE));
+	fd = open("fsize.out", O_WRONLY | O_APPEND);
+	show("O_APPEND write 20000 at 100", write(fd, big, 2 * FSIZE));
+	show("O_APPEND write 1 at 10000", write(fd, big, 1));
+	show("O_APPEND pwrite 1 at 0", pwrite(fd, big, 1, 0));
+	show("copy_file_range to an O_APPEND fd",
+	     copy_file_range(src, NULL, fd, NULL, 10, 0));
+	close(fd);
+	fd = open("fsize.out", O_WRONLY);
+	off = 9000;
+	show("copy_file_range 5000 to 9000",
+	     copy_file_range(src, NULL, fd, &off, 5000, 0));
+	show("copy_file_range, flags 1", copy_file_range(src, NULL, fd, &off, 5, 1));
+	lseek(fd, FSIZE, SEEK_SET);
+	show("sendfile 10 at 10000", sendfile(fd, src, NULL, 10));
+	lseek(fd, 9996, SEEK_SET);
+	show("sendfile 10 at 9996", sendfile(fd, src, NULL, 10));
+	if (pipe(p) == 0) {
+		show("write 20000 to a pipe", write(p[1], big, 2 * FSIZE));
+		off = 9500;
+		show("splice 1000 to 9500", splice(p[0], NULL, fd, &off, 1000, 0));
+		show("splice 1000 to 10000", splice(p[0], NULL, fd, &off, 1000, 0));
+		close(p[0]);
+		close(p[1]);
+	}
+	close(fd);
+	fd = open("/dev/null", O_WRONLY);
+	show("write 20000 to /dev/null", write(fd, big, 2 * FSIZE));
+	close(fd);
+	printf("SIGXFSZ: %d\n", xfsz_count);
+}
+
+static void fsize_limits(void)
+{
+	struct rlimit rl = { FSIZE, FSIZE }, got;
+
+	show("setrlimit FSIZE 10000", setrlimit(RLIMIT_FSIZE, &rl));
+	show("getrlimit FSIZE", getrlimit(RLIMIT_FSIZE, &got));
+	printf("  %llu %llu\n", (unsigned long long)got.rlim_cur,
+	       (unsigned long long)got.rlim_max);
+	rl.rlim_cur = FSIZE + 1;
+	show("setrlimit cur above max", setrlimit(RLIMIT_FSIZE, &rl));
+	show("setrlimit resource 16", setrlimit(16, &got));
+	show("setrlimit resource -1", setrlimit(-1, &got));
+	show("setrlimit bad pointer", syscall(SYS_setrlimit, RLIMIT_FSIZE, 8L));
+	show("getrlimit bad pointer", syscall(SYS_getrlimit, RLIMIT_FSIZE, 8L));
+	show("prlimit64 of pid -1",
+	     syscall(SYS_prlimit64, -1, RLIMIT_FSIZE, NULL, &got));
+	show("prlimit64 resource 99",
+	     syscall(SYS_prlimit64, 0, 99, NULL, &got));
+}
+
+/* Lowered again, and (not as root) never raised back. */
+static void fsize_lower(void)
+{
+	struct rlimit rl = { FSIZE / 2, FSIZE / 2 }, got;
+
+	show("prlimit64 set 5000, old", syscall(SYS_prlimit64, 0, RLIMIT_FSIZE,
+						&rl, &got));
+	printf("  old %llu %llu\n", (unsigned long long)got.rlim_cur,
+	       (unsigned long long)got.rlim_max);
+	rl.rlim_cur = rl.rlim_max = FSIZE;
+	if (geteuid())	/* root may have CAP_SYS_RESOURCE, or not */
+		show("raising the hard limit back",
+		     setrlimit(RLIMIT_FSIZE, &rl));
+	rl.rlim_cur = FSIZE / 4;	/* stdout may be a file: keep room */
+	rl.rlim_max = FSIZE / 2;
+	show("prlimit64 cur 2500, max 5000", syscall(SYS_prlimit64, 0, RLIMIT_FSIZE,
+					       &rl, NULL));
+	show("getrlimit FSIZE", getrlimit(RLIMIT_FSIZE, &got));
+	printf("  %llu %llu\n", (unsigned long long)got.rlim_cur,
+	       (unsigned long long)got.rlim_max);
+}
+
+static int fsize_case(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_xfsz, .sa_flags = SA_SIGINFO };
+	int fd, ro, src, st;
+	pid_t pid;
+
+	memset(big, 'x', sizeof(big));
+	src = open("fsize.src", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (src < 0 || write(src, big, sizeof(big)) != sizeof(big))
+		return 1;
+	lseek(src, 0, SEEK_SET);
+	sigaction(SIGXFSZ, &sa, NULL);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		fsize_limits();
+		fd = open("fsize.out", O_RDWR | O_CREAT | O_TRUNC, 0600);
+		ro = open("fsize.out", O_RDONLY);
+		fsize_writes(fd);
+		fsize_others(ro, src);
+		fsize_lower();
+		fflush(stdout);
+		/* A child of this one keeps the limit, and dies of it. */
+		pid = fork();
+		if (pid == 0) {
+			signal(SIGXFSZ, SIG_DFL);
+			lseek(fd, 0, SEEK_END);
+			if (write(fd, big, 1) < 0)
+				printf("no SIGXFSZ: %s\n", strerrorname_np(errno));
+			_exit(0);
+		}
+		waitpid(pid, &st, 0);
+		printf("child's write with SIGXFSZ default: %s %d\n",
+		       WIFSIGNALED(st) ? "killed by" : "exit",
+		       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	unlink("fsize.out");
+	unlink("fsize.src");
+	fd = open("fsize.out", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	show("the parent's limit is its own: write 20000", write(fd, big, 2 * FSIZE));
+	close(fd);
+	unlink("fsize.out");
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "fsize"))
+		return fsize_case();
+	fprintf(stderr, "usage: rlimits fsize\n");
+	return 2;
+}
