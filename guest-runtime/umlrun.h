@@ -263,6 +263,7 @@ struct qsig {
 
 struct sigqueue {
 	uint64_t set;
+	uint64_t lost;		/* pending without an entry (rlimit.c's limit) */
 	struct ksiginfo info[NSIG_GUEST + 1];	/* standard signals */
 	struct qsig *rt;	/* real-time ones, oldest first */
 };

@@ -288,6 +288,12 @@ run_case "/proc/PID/stat, task/TID/stat, thread-self: each its own thread's stat
 # llseek01).
 run_case "RLIMIT_FSIZE: writes cut, EFBIG and SIGXFSZ; truncate, fallocate; the checks" \
 	"$TESTBIN/rlimits fsize"
+run_case "RLIMIT_SIGPENDING: sigqueue, tgkill past the target's limit EAGAIN; kill overrides" \
+	"$TESTBIN/rlimits sigpending"
+# The count behind it is the guest's alone (natively every process's of
+# the user): under umlrun only.
+expect_output "RLIMIT_SIGPENDING counts the guest's queued signals, freed when taken or dropped" \
+	"sigcount ok" "$TESTBIN/rlimits" sigcount
 run_case "fcntl record locks and flock between processes" "$TESTBIN/ltpcalls locks"
 run_case "preadv, pwritev, preadv2 and pwritev2" "$TESTBIN/ltpcalls preadv"
 run_case "argument checks: getrandom, readlink, sigaltstack, msync, futex, rlimits, priorities, setpgid, tgkill, affinity" \

@@ -11,6 +11,12 @@
  *                   limited; SIGXFSZ's default action; the limit kept over
  *                   fork; setrlimit's and prlimit's checks (needs a
  *                   writable cwd: --rw)
+ *   rlimits sigpending  RLIMIT_SIGPENDING: sigqueue, tgkill, rt_sigqueueinfo
+ *                   past the target's limit EAGAIN; kill() overrides it;
+ *                   a standard signal past it loses its information
+ *   rlimits sigcount  the guest's count behind that limit: taking or
+ *                   dropping a signal frees its place (umlrun only: the
+ *                   host's count is every process's of the user)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -220,10 +226,162 @@ static int fsize_case(void)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
+/* ---- RLIMIT_SIGPENDING ---- */
+
+/* The soft limit: root here may lack CAP_SYS_RESOURCE, or not. */
+static void sigpending_set(rlim_t n)
+{
+	struct rlimit rl;
+
+	getrlimit(RLIMIT_SIGPENDING, &rl);
+	rl.rlim_cur = n;
+	if (setrlimit(RLIMIT_SIGPENDING, &rl) < 0)
+		printf("setrlimit SIGPENDING %lu: %s\n", (unsigned long)n,
+		       strerrorname_np(errno));
+}
+
+/* Take @sig, blocked, and say what came with it. */
+static void take(int sig)
+{
+	struct timespec ts = { 0, 0 };
+	sigset_t set;
+	siginfo_t si;
+	int r;
+
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	r = sigtimedwait(&set, &si, &ts);
+	if (r < 0) {
+		printf("  took nothing: %s\n", strerrorname_np(errno));
+		return;
+	}
+	printf("  took %s: code %d, from %s, value %d\n",
+	       r == SIGUSR1 ? "SIGUSR1" : r == SIGRTMIN ? "SIGRTMIN" : "another",
+	       si.si_code, si.si_pid == getpid() ? "itself" :
+	       si.si_pid ? "another" : "pid 0",
+	       si.si_code == SI_QUEUE ? si.si_value.sival_int : -1);
+}
+
+static long queue_self(int sig, int val)
+{
+	return sigqueue(getpid(), sig, (union sigval){ .sival_int = val });
+}
+
+static void sigpending_self(void)
+{
+	siginfo_t si = { .si_signo = SIGRTMIN, .si_code = SI_QUEUE };
+	pid_t me = getpid();
+
+	sigpending_set(0);
+	show("limit 0: sigqueue SIGRTMIN", queue_self(SIGRTMIN, 1));
+	show("tgkill SIGRTMIN", syscall(SYS_tgkill, me, syscall(SYS_gettid),
+					SIGRTMIN));
+	si.si_pid = me;
+	si.si_uid = getuid();
+	show("rt_sigqueueinfo SIGRTMIN",
+	     syscall(SYS_rt_sigqueueinfo, me, SIGRTMIN, &si));
+	show("rt_sigqueueinfo, bad siginfo",
+	     syscall(SYS_rt_sigqueueinfo, me, SIGRTMIN, 8L));
+	take(SIGRTMIN);
+	show("kill SIGRTMIN (SI_USER overrides the limit)", kill(me, SIGRTMIN));
+	take(SIGRTMIN);
+	show("tgkill SIGUSR1", syscall(SYS_tgkill, me, syscall(SYS_gettid),
+				       SIGUSR1));
+	show("sigqueue SIGUSR1 again", queue_self(SIGUSR1, 7));
+	take(SIGUSR1);
+	take(SIGUSR1);
+}
+
+/*
+ * The count behind the limit: the guest's queued signals, each freed
+ * when taken or dropped.  Natively the user's count is the host's, other
+ * processes' pending signals among them: this one runs under umlrun
+ * only, and says "sigcount ok".
+ */
+static int sigcount_case(void)
+{
+	sigset_t set;
+	int fails = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sigpending_set(2);
+	fails += queue_self(SIGRTMIN, 1) != 0;
+	fails += queue_self(SIGUSR1, 2) != 0;
+	fails += queue_self(SIGRTMIN, 3) != -1 || errno != EAGAIN;
+	fails += queue_self(SIGUSR1, 4) != 0;	/* merges */
+	fails += sigtimedwait(&set, NULL, &(struct timespec){ 0, 0 }) < 0;
+	fails += queue_self(SIGRTMIN, 5) != 0;	/* one was freed */
+	signal(SIGRTMIN, SIG_IGN);		/* drops the queued ones */
+	signal(SIGRTMIN, SIG_DFL);
+	fails += queue_self(SIGRTMIN, 6) != 0;
+	fails += queue_self(SIGRTMIN, 7) != 0;
+	fails += queue_self(SIGRTMIN, 8) != -1 || errno != EAGAIN;
+	printf(fails ? "sigcount: %d failed\n" : "sigcount ok\n", fails);
+	return fails != 0;
+}
+
+/* The limit is the target's: a child at 0 refuses its parent's. */
+static void sigpending_child(void)
+{
+	int ready[2], done[2], st;
+	pid_t pid;
+	char c;
+
+	if (pipe(ready) < 0 || pipe(done) < 0)
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		sigpending_set(0);
+		if (write(ready[1], "x", 1) != 1 || read(done[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	if (read(ready[0], &c, 1) != 1)
+		return;
+	show("sigqueue to a child whose limit is 0",
+	     sigqueue(pid, SIGRTMIN, (union sigval){ .sival_int = 1 }));
+	show("kill SIGRTMIN to it", kill(pid, SIGRTMIN));
+	if (write(done[1], "x", 1) != 1)
+		return;
+	waitpid(pid, &st, 0);
+	printf("child: exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+static int sigpending_case(void)
+{
+	sigset_t set;
+	int st;
+	pid_t pid;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	sigaddset(&set, SIGRTMIN + 1);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		sigpending_self();
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	sigpending_child();
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "fsize"))
 		return fsize_case();
-	fprintf(stderr, "usage: rlimits fsize\n");
+	if (argc == 2 && !strcmp(argv[1], "sigpending"))
+		return sigpending_case();
+	if (argc == 2 && !strcmp(argv[1], "sigcount"))
+		return sigcount_case();
+	fprintf(stderr, "usage: rlimits fsize|sigpending|sigcount\n");
 	return 2;
 }
