@@ -425,6 +425,11 @@ struct proc {
 	int64_t itimer_next;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off */
 	int64_t itimer_interval;
 	int64_t itimer_fired;	/* its last expiry, for the rearm (time.c) */
+	/*
+	 * ITIMER_VIRTUAL and ITIMER_PROF (cputimer.c): the expiry in the
+	 * process's user (user + system) time, ns, 0 = off; the period.
+	 */
+	uint64_t cpu_it_expires[2], cpu_it_incr[2];
 	/* What the host answers for the CONST syscalls (fast.c). */
 	int64_t fast_val[FAST_NCONST];
 	unsigned int fast_const;	/* bit i: fast_val[i] is set */
@@ -471,6 +476,14 @@ void usage_thread_done(struct task *t);
 void usage_proc_done(struct proc *p);
 void usage_reaped(struct proc *parent, struct proc *c);
 void usage_rusage_of(const struct proc *c, struct rusage *ru);
+void usage_cpu_ns(struct proc *p, uint64_t *user, uint64_t *sys);
+
+/* cputimer.c */
+struct itimerval;
+void cpu_timers_check(void);
+void cpu_itimer_read(struct proc *p, int which, struct itimerval *it);
+void cpu_itimer_set(struct proc *p, int which, const struct itimerval *it,
+		    struct itimerval *old);
 
 /* timer.c */
 struct ptimer;

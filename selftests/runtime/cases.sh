@@ -294,6 +294,8 @@ run_case "RLIMIT_SIGPENDING: sigqueue, tgkill past the target's limit EAGAIN; ki
 # the user): under umlrun only.
 expect_output "RLIMIT_SIGPENDING counts the guest's queued signals, freed when taken or dropped" \
 	"sigcount ok" "$TESTBIN/rlimits" sigcount
+run_case "ITIMER_VIRTUAL, ITIMER_PROF, RLIMIT_CPU: in CPU time, the kernel's checks and signals" \
+	"$TESTBIN/rlimits cputime"
 run_case "fcntl record locks and flock between processes" "$TESTBIN/ltpcalls locks"
 run_case "preadv, pwritev, preadv2 and pwritev2" "$TESTBIN/ltpcalls preadv"
 run_case "argument checks: getrandom, readlink, sigaltstack, msync, futex, rlimits, priorities, setpgid, tgkill, affinity" \

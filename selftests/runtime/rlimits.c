@@ -17,19 +17,27 @@
  *   rlimits sigcount  the guest's count behind that limit: taking or
  *                   dropping a signal frees its place (umlrun only: the
  *                   host's count is every process's of the user)
+ *   rlimits cputime  ITIMER_VIRTUAL and ITIMER_PROF: values read back,
+ *                   bad arguments, the kernel's order; expiry in CPU time
+ *                   (a sleeper's never comes), periods, the default
+ *                   action, not kept over fork; RLIMIT_CPU's SIGXCPU at
+ *                   the soft limit and SIGKILL at the hard one
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void show(const char *what, long r)
@@ -374,6 +382,207 @@ static int sigpending_case(void)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
+/* ---- ITIMER_VIRTUAL, ITIMER_PROF, RLIMIT_CPU ---- */
+
+static volatile int cpu_sigs, cpu_code;
+
+static void on_cpu_sig(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	cpu_sigs++;
+	cpu_code = si->si_code;
+}
+
+static void spin_until(volatile int *n, int want)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while (*n < want && t.tv_sec - t0.tv_sec < 20);
+}
+
+static long itimer(int which, long vs, long vus, long is, long ius,
+		   struct itimerval *old)
+{
+	struct itimerval it = { { is, ius }, { vs, vus } };
+
+	return syscall(SYS_setitimer, which, &it, old);
+}
+
+/* The value read back: at most what was set (and a tick), not far below. */
+static void show_itimer(const char *what, int which, long set_us)
+{
+	struct itimerval it;
+	long us;
+
+	if (syscall(SYS_getitimer, which, &it) < 0) {
+		show(what, -1);
+		return;
+	}
+	us = it.it_value.tv_sec * 1000000L + it.it_value.tv_usec;
+	printf("%s: value %s, interval %ld.%06ld\n", what,
+	       !set_us ? (us ? "armed" : "0") :
+	       us > set_us - 100000 && us <= set_us + 20000 ? "as set" : "off",
+	       (long)it.it_interval.tv_sec, (long)it.it_interval.tv_usec);
+}
+
+static void itimer_args(void)
+{
+	struct itimerval old;
+
+	show_itimer("ITIMER_VIRTUAL at first", ITIMER_VIRTUAL, 0);
+	show_itimer("ITIMER_PROF at first", ITIMER_PROF, 0);
+	show("set VIRTUAL 5 s, every 1.5 s",
+	     itimer(ITIMER_VIRTUAL, 5, 0, 1, 500000, NULL));
+	show_itimer("VIRTUAL", ITIMER_VIRTUAL, 5000000);
+	show("set VIRTUAL 3 s, old", itimer(ITIMER_VIRTUAL, 3, 0, 0, 0, &old));
+	printf("  old: %s, interval %ld.%06ld\n",
+	       old.it_value.tv_sec == 5 || old.it_value.tv_sec == 4 ?
+	       "as set" : "off", (long)old.it_interval.tv_sec,
+	       (long)old.it_interval.tv_usec);
+	show("set PROF 2 s, which with upper bits",
+	     syscall(SYS_setitimer, (1L << 32) | ITIMER_PROF,
+		     &(struct itimerval){ { 0, 0 }, { 2, 0 } }, NULL));
+	show_itimer("PROF", ITIMER_PROF, 2000000);
+	show("which 3", itimer(3, 1, 0, 0, 0, NULL));
+	show("which -1", itimer(-1, 1, 0, 0, 0, NULL));
+	show("tv_usec 1000000", itimer(ITIMER_PROF, 1, 1000000, 0, 0, NULL));
+	show("tv_usec -1", itimer(ITIMER_PROF, 1, -1, 0, 0, NULL));
+	show("interval tv_sec -1", itimer(ITIMER_PROF, 1, 0, -1, 0, NULL));
+	show("new value bad pointer",
+	     syscall(SYS_setitimer, ITIMER_PROF, 8L, NULL));
+	show("old value bad pointer (the timer is set)",
+	     itimer(ITIMER_PROF, 7, 0, 0, 0, (void *)8));
+	show_itimer("PROF", ITIMER_PROF, 7000000);
+	show("bad which before a bad old pointer",
+	     itimer(9, 7, 0, 0, 0, (void *)8));
+	show("no new value (disarms)", syscall(SYS_setitimer, ITIMER_PROF,
+					       NULL, &old));
+	printf("  old: %s\n", old.it_value.tv_sec == 6 ||
+	       old.it_value.tv_sec == 7 ? "as set" : "off");
+	show_itimer("PROF", ITIMER_PROF, 0);
+	show("getitimer bad pointer", syscall(SYS_getitimer, ITIMER_VIRTUAL, 8L));
+	show("getitimer which 5", syscall(SYS_getitimer, 5, &old));
+	show("huge VIRTUAL", itimer(ITIMER_VIRTUAL, 0x7fffffffffffffffL, 0, 0,
+				    0, NULL));
+	show_itimer("VIRTUAL", ITIMER_VIRTUAL, 0);
+}
+
+/* A child that spins under @which until @n signals, or dies of them. */
+static void itimer_fires(int which, int sig, const char *name, bool dfl)
+{
+	struct sigaction sa = { .sa_sigaction = on_cpu_sig,
+				.sa_flags = SA_SIGINFO | SA_RESTART };
+	int st;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (!dfl)
+			sigaction(sig, &sa, NULL);
+		itimer(which, 0, 20000, 0, 20000, NULL);
+		spin_until(&cpu_sigs, 3);
+		printf("%s: %s, SI_KERNEL %d\n", name,
+		       cpu_sigs >= 3 ? "3 signals" : "too few",
+		       cpu_code == SI_KERNEL);
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	if (dfl)
+		printf("%s's default action: killed by %d\n", name,
+		       WIFSIGNALED(st) ? WTERMSIG(st) : -1);
+}
+
+/* Sleeping takes no CPU time: its virtual timer does not come. */
+static void itimer_sleeper(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_cpu_sig,
+				.sa_flags = SA_SIGINFO };
+
+	cpu_sigs = 0;
+	sigaction(SIGVTALRM, &sa, NULL);
+	itimer(ITIMER_VIRTUAL, 0, 10000, 0, 0, NULL);
+	usleep(300000);
+	printf("a sleeper's 10 ms VIRTUAL timer: %s\n",
+	       cpu_sigs ? "fired" : "not fired");
+	itimer(ITIMER_VIRTUAL, 0, 0, 0, 0, NULL);
+}
+
+static int xcpu_pipe = -1;
+
+static void on_xcpu(int sig)
+{
+	struct rlimit rl;
+	char c = '0';
+
+	(void)sig;
+	if (getrlimit(RLIMIT_CPU, &rl) == 0 && rl.rlim_cur < 10)
+		c = '0' + rl.rlim_cur;
+	if (write(xcpu_pipe, &c, 1) < 0)
+		_exit(3);
+}
+
+/* RLIMIT_CPU 1 s soft, 2 s hard: one SIGXCPU (soft now 2), then SIGKILL. */
+static void cpu_limit(void)
+{
+	struct rlimit rl = { 1, 2 };
+	char buf[16];
+	int p[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		xcpu_pipe = p[1];
+		signal(SIGXCPU, on_xcpu);
+		if (setrlimit(RLIMIT_CPU, &rl) < 0)
+			_exit(2);
+		spin_until(&cpu_sigs, 1);	/* never: it dies */
+		_exit(1);
+	}
+	close(p[1]);
+	n = read(p[0], buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = 0;
+	waitpid(pid, &st, 0);
+	printf("RLIMIT_CPU 1/2: SIGXCPU with the soft limit then at \"%s\"; %s %d\n",
+	       buf, WIFSIGNALED(st) ? "killed by" : "exit",
+	       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	close(p[0]);
+}
+
+static int cputime_case(void)
+{
+	int st;
+	pid_t pid;
+
+	itimer_args();
+	itimer(ITIMER_PROF, 100, 0, 0, 0, NULL);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		show_itimer("a fork child's PROF", ITIMER_PROF, 0);
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	itimer(ITIMER_PROF, 0, 0, 0, 0, NULL);
+	itimer_sleeper();
+	itimer_fires(ITIMER_VIRTUAL, SIGVTALRM, "SIGVTALRM", false);
+	itimer_fires(ITIMER_PROF, SIGPROF, "SIGPROF", false);
+	itimer_fires(ITIMER_PROF, SIGPROF, "SIGPROF", true);
+	cpu_limit();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "fsize"))
@@ -382,6 +591,8 @@ int main(int argc, char **argv)
 		return sigpending_case();
 	if (argc == 2 && !strcmp(argv[1], "sigcount"))
 		return sigcount_case();
-	fprintf(stderr, "usage: rlimits fsize|sigpending|sigcount\n");
+	if (argc == 2 && !strcmp(argv[1], "cputime"))
+		return cputime_case();
+	fprintf(stderr, "usage: rlimits fsize|sigpending|sigcount|cputime\n");
 	return 2;
 }
