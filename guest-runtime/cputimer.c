@@ -72,7 +72,7 @@ static void rlimit_cpu_check(struct proc *p, uint64_t ptime)
 	if (l->cur == RLIM_INFINITY)
 		return;
 	if (l->max != RLIM_INFINITY && ptime / 1000000000 >= l->max) {
-		proc_exit_group(p, SIGKILL);
+		send_kernel_sig(p, SIGKILL);
 		return;
 	}
 	if (ptime / 1000000000 >= l->cur) {
@@ -90,10 +90,11 @@ static bool cpu_timed(const struct proc *p)
 
 void cpu_timers_check(void)
 {
+	struct proc *p, *next;
 	uint64_t s[2];
-	struct proc *p;
 
-	for (p = procs; p; p = p->next) {
+	for (p = procs; p; p = next) {
+		next = p->next;
 		if (!cpu_timed(p))
 			continue;
 		cpu_sample(p, s);

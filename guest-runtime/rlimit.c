@@ -63,20 +63,23 @@ static long rlimit_set(struct task *t, unsigned int res, const struct grlimit *n
 	return 0;
 }
 
+/* The pid is a pid_t, the resource an unsigned int: upper bits go. */
 long sys_prlimit64(struct task *t, const uint64_t *a)
 {
+	unsigned int res = a[1];
 	struct grlimit old, nrl;
+	int pid = a[0];
 	long r;
 
 	/* The kernel's order: the new limits are read first. */
 	if (a[2] && copy_from_guest(t, &nrl, a[2], sizeof(nrl)) < 0)
 		return -EFAULT;
-	if (a[0] && (int)a[0] != t->p->pid)
-		return proc_by_pid(a[0]) ? -EPERM : -ESRCH;
-	if (a[1] >= GUEST_NLIMITS)
+	if (pid && pid != t->p->pid)
+		return proc_by_pid(pid) ? -EPERM : -ESRCH;
+	if (res >= GUEST_NLIMITS)
 		return -EINVAL;
-	old = t->p->rlim[a[1]];
-	if (a[2] && (r = rlimit_set(t, a[1], &nrl)) < 0)
+	old = t->p->rlim[res];
+	if (a[2] && (r = rlimit_set(t, res, &nrl)) < 0)
 		return r;
 	if (a[3] && copy_to_guest(t, a[3], &old, sizeof(old)) < 0)
 		return -EFAULT;
