@@ -21,21 +21,31 @@
 static unsigned int word;
 static volatile int child_tid;
 
-/* The state letter of @path's stat (and its first field), or -errno. */
-static int state_of(const char *path, long *first)
+/* @path's text into @buf, or -errno (-EIO for an empty file). */
+static int read_text(const char *path, char *buf, size_t len)
 {
-	char buf[512], *p;
 	ssize_t n;
 	int fd;
 
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
 		return -EIO;
 	buf[n] = 0;
+	return 0;
+}
+
+/* The state letter of @path's stat (and its first field), or -errno. */
+static int state_of(const char *path, long *first)
+{
+	char buf[512], *p;
+	int r = read_text(path, buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
 	p = strrchr(buf, ')');
 	if (!p || !p[1] || !p[2])
 		return -EIO;
@@ -48,17 +58,10 @@ static int state_of(const char *path, long *first)
 static int status_state(const char *path)
 {
 	char buf[1024], *p;
-	ssize_t n;
-	int fd;
+	int r = read_text(path, buf, sizeof(buf));
 
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = 0;
+	if (r < 0)
+		return r;
 	p = strstr(buf, "State:\t");
 	return p ? p[7] : -EIO;
 }
@@ -80,16 +83,10 @@ static int wait_state(const char *path, int want)
 /* A thread's comm: the program's name, which it inherited. */
 static void show_comm(const char *path)
 {
-	char buf[64] = "";
-	ssize_t n = -1;
-	int fd;
+	char buf[64];
 
-	fd = open(path, O_RDONLY);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	printf("its task comm: %s", n > 0 ? buf : "unreadable\n");
+	printf("its task comm: %s",
+	       read_text(path, buf, sizeof(buf)) ? "unreadable\n" : buf);
 }
 
 static void show_state(const char *what, int s)

@@ -40,13 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void show(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerrorname_np(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
+#include "show.h"
 
 /* ---- RLIMIT_FSIZE ---- */
 
@@ -162,6 +156,9 @@ static void fsize_limits(void)
 	     syscall(SYS_prlimit64, -1, RLIMIT_FSIZE, NULL, &got));
 	show("prlimit64 resource 99",
 	     syscall(SYS_prlimit64, 0, 99, NULL, &got));
+	show("prlimit64, pid and resource with upper bits",
+	     syscall(SYS_prlimit64, 1L << 32, (1L << 32) | RLIMIT_FSIZE, NULL,
+		     &got));
 }
 
 /* Lowered again, and (not as root) never raised back. */
