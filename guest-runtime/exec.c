@@ -430,6 +430,7 @@ static struct task *init_task(void)
 	p->fdt = init_fds();
 	p->sh = sighand_new();
 	p->umask = 022;
+	rlimit_init(p);
 	p->pgid = p->sid = p->pid;
 	if (p->cwdfd < 0 || !p->fdt || !p->sh || fstat(p->cwdfd, &st) < 0)
 		die("cannot set up the first process");

@@ -405,7 +405,7 @@ long sys_read(struct task *t, const uint64_t *a)
 long sys_write(struct task *t, const uint64_t *a)
 {
 	struct file *f = fd_lookup(t, a[0]);
-	size_t n = a[2] < IO_CHUNK ? a[2] : IO_CHUNK;
+	size_t len = a[2], n;
 	char *buf;
 	long r;
 
@@ -413,13 +413,17 @@ long sys_write(struct task *t, const uint64_t *a)
 		return -EBADF;
 	if (f->kind == FILE_SIGNALFD || f->kind == FILE_PIDFD)
 		return -EINVAL;	/* it has no write operation */
-	if (!n)
+	if (!len)
 		return 0;
 	if (!t->sys_again) {
-		r = whole_file_io(t, f, a[1], a[2], -1, true);
+		r = rlimit_fsize_write(t, f, -1, f->flags & O_APPEND, &len);
+		if (r < 0)
+			return r;
+		r = whole_file_io(t, f, a[1], len, -1, true);
 		if (r != -ENOENT)
 			return r;
 	}
+	n = len < IO_CHUNK ? len : IO_CHUNK;
 	buf = malloc(n);
 	if (!buf)
 		return -ENOMEM;
@@ -457,7 +461,10 @@ static long iov_load(struct task *t, uint64_t uiov, int cnt, struct iovec *iov,
 	return 0;
 }
 
-/* Copy the @total bytes of guest @iov (as iov_load() cut it) into @buf. */
+/*
+ * Copy the first @total bytes of guest @iov (as iov_load() cut it, or
+ * less: RLIMIT_FSIZE may cut it again) into @buf.
+ */
 static int iov_gather(struct task *t, const struct iovec *iov, size_t total,
 		      char *buf)
 {
@@ -465,10 +472,12 @@ static int iov_gather(struct task *t, const struct iovec *iov, size_t total,
 	int i;
 
 	for (i = 0, off = 0; off < total; i++) {
-		if (copy_from_guest(t, buf + off, (uint64_t)iov[i].iov_base,
-				    iov[i].iov_len) < 0)
+		size_t c = iov[i].iov_len < total - off ? iov[i].iov_len
+							: total - off;
+
+		if (copy_from_guest(t, buf + off, (uint64_t)iov[i].iov_base, c) < 0)
 			return -EFAULT;
-		off += iov[i].iov_len;
+		off += c;
 	}
 	return 0;
 }
@@ -530,6 +539,8 @@ long sys_writev(struct task *t, const uint64_t *a)
 	if (f->kind == FILE_SIGNALFD || f->kind == FILE_PIDFD)
 		return -EINVAL;	/* it has no write operation */
 	r = iov_load(t, a[1], a[2], iov, &total);
+	if (r == 0 && !t->sys_again)
+		r = rlimit_fsize_write(t, f, -1, f->flags & O_APPEND, &total);
 	if (r < 0 || !total)
 		return r;
 	buf = malloc(total);
@@ -542,6 +553,18 @@ long sys_writev(struct task *t, const uint64_t *a)
 	r = write_common(t, f, buf, total);
 	free(buf);
 	return r;
+}
+
+/* Does a pwritev2 with @flags write at the end (kiocb_set_rw_flags())? */
+#define RWF_APPEND_K	0x10
+#define RWF_NOAPPEND_K	0x20
+#define RWF_KNOWN	0xff	/* RWF_SUPPORTED: others are EOPNOTSUPP first */
+
+static bool rwf_append(const struct file *f, int flags)
+{
+	if (flags & RWF_APPEND_K)
+		return true;
+	return (f->flags & O_APPEND) && !(flags & RWF_NOAPPEND_K);
 }
 
 /*
@@ -567,6 +590,8 @@ static long prwv(struct task *t, const uint64_t *a, bool wr, bool v2)
 	if (f->kind == FILE_PIDFD)
 		return -EINVAL;
 	r = iov_load(t, a[1], a[2], iov, &total);
+	if (r == 0 && wr && !(flags & ~RWF_KNOWN))
+		r = rlimit_fsize_write(t, f, pos, rwf_append(f, flags), &total);
 	if (r < 0)
 		return r;
 	buf = malloc(total + 1);
@@ -639,7 +664,7 @@ long sys_pread64(struct task *t, const uint64_t *a)
 long sys_pwrite64(struct task *t, const uint64_t *a)
 {
 	struct file *f = fd_lookup(t, a[0]);
-	size_t n = a[2] < IO_CHUNK ? a[2] : IO_CHUNK;
+	size_t len = a[2], n;
 	char *buf;
 	long r;
 
@@ -648,10 +673,14 @@ long sys_pwrite64(struct task *t, const uint64_t *a)
 	if (f->kind == FILE_PIDFD)
 		return -EINVAL;	/* no read or write operation */
 	if ((int64_t)a[3] >= 0) {
-		r = whole_file_io(t, f, a[1], a[2], a[3], true);
+		r = rlimit_fsize_write(t, f, a[3], f->flags & O_APPEND, &len);
+		if (r < 0)
+			return r;
+		r = whole_file_io(t, f, a[1], len, a[3], true);
 		if (r != -ENOENT)
 			return r;
 	}
+	n = len < IO_CHUNK ? len : IO_CHUNK;
 	buf = malloc(n + 1);
 	if (!buf)
 		return -ENOMEM;
@@ -1043,6 +1072,7 @@ long sys_ftruncate(struct task *t, const uint64_t *a)
 	struct file *f;
 
 	return fd_write_op(t, a[0], &f) ?:
+	       rlimit_fsize_grow(t, f->hostfd, a[1]) ?:
 	       (ftruncate(f->hostfd, a[1]) < 0 ? -errno : 0);
 }
 
@@ -1103,10 +1133,21 @@ long sys_sync_file_range(struct task *t, const uint64_t *a)
 		       (unsigned int)a[3]) < 0 ? -errno : 0;
 }
 
+/*
+ * fallocate: the host checks the mode, the range and the fd; what would
+ * grow the file (a plain allocation or FALLOC_FL_ZERO_RANGE, without
+ * FALLOC_FL_KEEP_SIZE) is first held to RLIMIT_FSIZE.
+ */
 long sys_fallocate(struct task *t, const uint64_t *a)
 {
+	int mode = a[1];
+	int64_t off = a[2], len = a[3], end;
 	struct file *f;
+	long r;
 
-	return fd_write_op(t, a[0], &f) ?:
-	       (fallocate(f->hostfd, a[1], a[2], a[3]) < 0 ? -errno : 0);
+	r = fd_write_op(t, a[0], &f);
+	if (r == 0 && !(mode & ~FALLOC_FL_ZERO_RANGE) && off >= 0 && len > 0 &&
+	    !__builtin_add_overflow(off, len, &end))
+		r = rlimit_fsize_grow(t, f->hostfd, end);
+	return r ?: (fallocate(f->hostfd, mode, off, len) < 0 ? -errno : 0);
 }

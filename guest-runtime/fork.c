@@ -133,6 +133,7 @@ static int proc_copy_state(struct proc *p, struct proc *parent,
 		p->cmdline_len = parent->cmdline_len;
 	}
 	p->umask = parent->umask;
+	memcpy(p->rlim, parent->rlim, sizeof(p->rlim));
 	p->dumpable = parent->dumpable;	/* not subreaper: the kernel's is not */
 	p->pgid = parent->pgid;
 	p->sid = parent->sid;

@@ -763,6 +763,21 @@ static bool op_follows(enum path_op op, const uint64_t *v)
 	}
 }
 
+/* truncate(2): the file opened for writing, held to RLIMIT_FSIZE. */
+static long truncate_at(struct task *t, const struct hpath *hp, int64_t len)
+{
+	int fd = openat(hp->dirfd, hp->name, O_WRONLY | O_CLOEXEC);
+	long r;
+
+	if (fd < 0)
+		return -errno;
+	r = rlimit_fsize_grow(t, fd, len);
+	if (r == 0 && ftruncate(fd, len) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
 static long path_modify(struct task *t, int gdirfd, uint64_t upath,
 			enum path_op op, const uint64_t *v)
 {
@@ -797,9 +812,9 @@ static long path_modify(struct task *t, int gdirfd, uint64_t upath,
 		r = fchownat(hp.dirfd, hp.name, v[0], v[1], v[2]);
 		break;
 	case OP_TRUNC:
-		r = openat(hp.dirfd, hp.name, O_WRONLY | O_CLOEXEC);
-		r = r < 0 ? r : (ftruncate(r, v[0]) < 0 ? (close(r), -1) : close(r));
-		break;
+		r = truncate_at(t, &hp, v[0]);
+		hpath_put(&hp);
+		return r;
 	case OP_UTIME:	/* v[0]: the runtime's timespec[2] or NULL */
 		r = syscall(SYS_utimensat, hp.dirfd, hp.name,
 			    (const struct timespec *)(uintptr_t)v[0], v[1]);

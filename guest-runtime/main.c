@@ -143,6 +143,7 @@ static void setup_host_limits(void)
 {
 	struct rlimit rl;
 
+	rlimit_host_init();	/* the guest's, before the runtime's change */
 	/* Guest fds are host fds of the runtime: allow many. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
@@ -150,6 +151,8 @@ static void setup_host_limits(void)
 	}
 	/* A guest writing to a closed pipe gets SIGPIPE from us, not the host. */
 	signal(SIGPIPE, SIG_IGN);
+	/* And past RLIMIT_FSIZE SIGXFSZ from us (rlimit.c), never the host's. */
+	signal(SIGXFSZ, SIG_IGN);
 	/* The guest's umask is applied by the runtime. */
 	umask(0);
 }

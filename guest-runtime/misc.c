@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * System information, resource limits, TLS and thread setup, prctl
+ * System information, TLS and thread setup, prctl
  * (scheduling and the guest's CPUs: policy.c).
  */
 #define _GNU_SOURCE
@@ -93,49 +93,6 @@ long sys_sysinfo(struct task *t, const uint64_t *a)
 		return -errno;
 	si.procs = nprocs;
 	return copy_to_guest(t, a[0], &si, sizeof(si)) < 0 ? -EFAULT : 0;
-}
-
-static void guest_rlimit(int res, struct rlimit *rl)
-{
-	if (getrlimit(res, rl) < 0)
-		rl->rlim_cur = rl->rlim_max = RLIM_INFINITY;
-	if (res == RLIMIT_NOFILE)
-		rl->rlim_cur = rl->rlim_max = 1024;
-	if (res == RLIMIT_NPROC)
-		rl->rlim_cur = rl->rlim_max = opt.max_procs;
-}
-
-long sys_prlimit64(struct task *t, const uint64_t *a)
-{
-	struct rlimit rl, nrl;
-
-	/* The kernel's order: the new limits are read first. */
-	if (a[2] && copy_from_guest(t, &nrl, a[2], sizeof(nrl)) < 0)
-		return -EFAULT;
-	if (a[0] && (int)a[0] != t->p->pid)
-		return proc_by_pid(a[0]) ? -EPERM : -ESRCH;
-	if (a[1] >= RLIM_NLIMITS)
-		return -EINVAL;
-	if (a[2] && nrl.rlim_cur > nrl.rlim_max)
-		return -EINVAL;
-	guest_rlimit(a[1], &rl);
-	if (a[3] && copy_to_guest(t, a[3], &rl, sizeof(rl)) < 0)
-		return -EFAULT;
-	return 0;	/* new limits are accepted and not enforced */
-}
-
-long sys_getrlimit(struct task *t, const uint64_t *a)
-{
-	uint64_t b[4] = { 0, a[0], 0, a[1] };
-
-	return sys_prlimit64(t, b);
-}
-
-long sys_setrlimit(struct task *t, const uint64_t *a)
-{
-	uint64_t b[4] = { 0, a[0], a[1], 0 };
-
-	return sys_prlimit64(t, b);
 }
 
 long sys_getrandom(struct task *t, const uint64_t *a)

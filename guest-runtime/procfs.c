@@ -325,22 +325,34 @@ void proc_set_cmdline(struct proc *p, char **argv, int argc)
 	}
 }
 
-static char proc_state(struct proc *p)
+/*
+ * A thread's state letter, as fs/proc/array.c's task_state_array: S while
+ * it waits in a syscall, T while its process is stopped, Z once it has
+ * exited (a leader gone before its threads stays a zombie), else R.
+ */
+static char task_state_char(const struct task *t)
+{
+	if (!t || t->state == TASK_DEAD)
+		return 'Z';
+	if (t->p->stopped)
+		return 'T';
+	return t->state == TASK_BLOCKED ? 'S' : 'R';
+}
+
+/* The thread of @p whose tid is @tid, or NULL. */
+static struct task *proc_thread(struct proc *p, long tid)
 {
 	struct task *t;
 
-	if (p->state == PROC_ZOMBIE)
-		return 'Z';
-	if (p->stopped)
-		return 'T';
 	for (t = p->threads; t; t = t->next_in_proc)
-		if (t->state != TASK_BLOCKED)
-			return 'R';
-	return 'S';
+		if (t->tid == tid && t->state != TASK_DEAD)
+			return t;
+	return NULL;
 }
 
 /* /proc/<pid>/stat, with the fields busybox's ps and top read. */
-static int stat_text(struct proc *p, char *buf, size_t len)
+static int stat_text(struct proc *p, struct task *th, int tid, char *buf,
+		     size_t len)
 {
 	long hz = sysconf(_SC_CLK_TCK);
 	unsigned long long vsize = 0, start = p->start_ns / (1000000000 / hz);
@@ -352,18 +364,19 @@ static int stat_text(struct proc *p, char *buf, size_t len)
 			"%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 %d 0 "
 			"%llu %llu 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
 			"0 0 0 0 0 0 0 0\n",
-			p->pid, p->comm, proc_state(p),
+			tid, p->comm, task_state_char(th),
 			p->parent ? p->parent->pid : 0, p->pgid, p->sid,
 			p->nthreads ? p->nthreads : 1, start, vsize);
 }
 
-static int status_text(struct proc *p, char *buf, size_t len)
+static int status_text(struct proc *p, struct task *th, int tid, char *buf,
+		       size_t len)
 {
 	return snprintf(buf, len,
 			"Name:\t%s\nState:\t%c\nTgid:\t%d\nPid:\t%d\n"
 			"PPid:\t%d\nUid:\t%d\t%d\t%d\t%d\n"
 			"Gid:\t%d\t%d\t%d\t%d\nThreads:\t%d\n",
-			p->comm, proc_state(p), p->pid, p->pid,
+			p->comm, task_state_char(th), p->pid, tid,
 			p->parent ? p->parent->pid : 0, getuid(), geteuid(),
 			geteuid(), geteuid(), getgid(), getegid(), getegid(),
 			getegid(), p->nthreads);
@@ -478,6 +491,34 @@ static int cpu_file_open(const char *path)
 }
 
 /*
+ * Which thread of @p do the files at *@rest describe?  /proc/thread-self
+ * is the caller, "/task/<tid>/..." that thread (*@rest moves past it,
+ * *@tid is set, and NULL means no such thread), else the leader: a
+ * process's stat shows its main thread's state, as the kernel's does.
+ */
+static struct task *task_named(struct task *t, struct proc *p,
+			       const char *path, const char **rest, int *tid)
+{
+	const char *s = *rest;
+	char *end;
+	long n;
+
+	*tid = 0;
+	if (strncmp(path + 6, "thread-self", 11) == 0) {
+		*tid = t->tid;
+		return t;
+	}
+	if (strncmp(s, "/task/", 6) != 0)
+		return proc_thread(p, p->pid);
+	n = strtol(s + 6, &end, 10);
+	if (end == s + 6 || *end != '/' || n <= 0 || n > PID_MAX)
+		return proc_thread(p, p->pid);	/* not a file it makes */
+	*rest = end;
+	*tid = n;
+	return proc_thread(p, n);
+}
+
+/*
  * Files of /proc/<guest pid> that describe the guest process (its host
  * task's would show the stub): a host fd with their text, or 0 when @path
  * is not one of them.
@@ -488,9 +529,10 @@ int procfs_open(struct task *t, const char *path)
 					     "comm" };
 	char buf[1024], norm[PATH_MAX];
 	const char *rest;
+	struct task *th;
 	struct proc *p;
 	size_t i;
-	int err, n;
+	int err, n, tid;
 
 	n = cpu_file_open(path);
 	if (n)
@@ -503,15 +545,18 @@ int procfs_open(struct task *t, const char *path)
 	p = proc_named(t, path, &rest, &err);
 	if (!p || *rest != '/')
 		return 0;
+	th = task_named(t, p, path, &rest, &tid);
 	for (i = 0; i < ARRAY_SIZE(files); i++)
 		if (strcmp(rest + 1, files[i]) == 0)
 			break;
+	if (i < ARRAY_SIZE(files) && tid && !th)
+		return -ENOENT;		/* not a thread of that process */
 	switch (i) {
 	case 0:
-		n = stat_text(p, buf, sizeof(buf));
+		n = stat_text(p, th, tid ? tid : p->pid, buf, sizeof(buf));
 		break;
 	case 1:
-		n = status_text(p, buf, sizeof(buf));
+		n = status_text(p, th, tid ? tid : p->pid, buf, sizeof(buf));
 		break;
 	case 2:
 		return memfd_with(p->cmdline ? p->cmdline : "", p->cmdline_len);

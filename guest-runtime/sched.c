@@ -418,12 +418,16 @@ static void deadline_check(void)
 		timer_arm(next_deadline);
 }
 
-/* A new slice: wake who is due, then the next SIGALRM. */
+/*
+ * A new slice: the CPU-time timers (cputimer.c: the runtime's tick),
+ * wake who is due, then the next SIGALRM.
+ */
 static void slice_next(void)
 {
 	tick = 0;
 	io_activity = false;
 	deadline_new = false;
+	cpu_timers_check();
 	poll_events(false);
 	slice_timer(true);
 }
@@ -610,6 +614,7 @@ int sched_loop(void)
 		t = rq_pop();
 		if (!t) {
 			slice_timer(false);
+			cpu_timers_check();	/* what ran since the last tick */
 			poll_events(true);
 			slice_timer(true);
 			continue;

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -73,24 +74,70 @@ static void sig_kick(struct task *t, int sig)
 		sched_wake(t);
 }
 
-/* Real-time signals queued in all, as RLIMIT_SIGPENDING bounds them. */
+/*
+ * Real-time signals queued in all: a bound on the runtime's memory,
+ * whatever RLIMIT_SIGPENDING allows.
+ */
 #define RT_QUEUE_MAX	1024
 static int rt_queued;
 
 /*
- * Queue @si: a standard signal once (a second one merges), a real-time
- * one each time it is sent, up to RT_QUEUE_MAX (-EAGAIN beyond, as
- * sigqueue() fails; a runtime-made one is then merged).
+ * Signals queued with their information, in all: the one guest user's
+ * count that RLIMIT_SIGPENDING bounds (the kernel's ucounts, checked in
+ * __sigqueue_alloc() against the target's limit).  A standard signal
+ * queued past it is in q->lost (its information lost, not counted).
  */
-static int sigqueue_add(struct sigqueue *q, const struct ksiginfo *si)
+static long sig_queued;
+
+/*
+ * May @si be queued for @p with its information?  A standard signal
+ * from the kernel or kill() (si_code >= 0) overrides the limit, a
+ * real-time one never does (__send_signal_locked()); a POSIX timer's
+ * signal had its entry made with the timer (posix-timers.c).
+ */
+static bool sigpending_allows(const struct proc *p, const struct ksiginfo *si)
 {
+	if (si->code == SI_TIMER || (si->signo < SIGRTMIN_K && si->code >= 0))
+		return true;
+	return (uint64_t)sig_queued < p->rlim[RLIMIT_SIGPENDING].cur;
+}
+
+/*
+ * @sig pending in @q with no entry, past the limit: the kernel's signal
+ * that "loses its information" (collect_signal() then gives SI_USER,
+ * pid and uid 0).  If one is pending already, it merges with that one.
+ */
+static int sigqueue_lost(struct sigqueue *q, int sig)
+{
+	if (!(q->set & SIGBIT(sig))) {
+		q->set |= SIGBIT(sig);
+		q->lost |= SIGBIT(sig);
+		sigfd_dirty = true;
+	}
+	return 0;
+}
+
+/*
+ * Queue @si for @p: a standard signal once (a second one merges), a
+ * real-time one each time it is sent.  Past RLIMIT_SIGPENDING (or
+ * RT_QUEUE_MAX) a real-time one not from kill() fails with -EAGAIN, as
+ * sigqueue() and tgkill() do (a runtime-made one is then merged); any
+ * other is queued without its information, as SI_USER from pid 0.
+ */
+static int sigqueue_add(const struct proc *p, struct sigqueue *q,
+			const struct ksiginfo *si)
+{
+	bool room = sigpending_allows(p, si);
 	struct qsig *n, **pp;
 
 	if (si->signo >= SIGRTMIN_K) {
-		n = rt_queued < RT_QUEUE_MAX ? malloc(sizeof(*n)) : NULL;
-		if (!n)
+		n = room && rt_queued < RT_QUEUE_MAX ? malloc(sizeof(*n)) : NULL;
+		if (!n && si->code != SI_USER)
 			return -EAGAIN;
+		if (!n)
+			return sigqueue_lost(q, si->signo);
 		rt_queued++;
+		sig_queued++;
 		n->si = *si;
 		n->next = NULL;
 		for (pp = &q->rt; *pp; pp = &(*pp)->next)
@@ -102,22 +149,44 @@ static int sigqueue_add(struct sigqueue *q, const struct ksiginfo *si)
 	}
 	if (q->set & SIGBIT(si->signo))
 		return 0;	/* standard signals do not queue */
+	if (!room)
+		return sigqueue_lost(q, si->signo);
+	sig_queued++;
 	q->set |= SIGBIT(si->signo);
 	q->info[si->signo] = *si;
 	sigfd_dirty = true;
 	return 0;
 }
 
+/* Is a real-time @sig queued in @q? */
+static bool rt_queued_in(const struct sigqueue *q, int sig)
+{
+	const struct qsig *n;
+
+	for (n = q->rt; n; n = n->next)
+		if (n->si.signo == sig)
+			return true;
+	return false;
+}
+
 /* Take the oldest pending @sig off @q into @si. */
 static void sigqueue_take(struct sigqueue *q, int sig, struct ksiginfo *si)
 {
 	struct qsig **pp, *n;
-	bool more = false;
 
 	sigfd_dirty = true;
+	if (q->lost & SIGBIT(sig)) {	/* the oldest: no entry, no info */
+		q->lost &= ~SIGBIT(sig);
+		if (!rt_queued_in(q, sig))
+			q->set &= ~SIGBIT(sig);
+		memset(si, 0, sizeof(*si));
+		si->signo = sig;
+		return;
+	}
 	if (sig < SIGRTMIN_K) {
 		q->set &= ~SIGBIT(sig);
 		*si = q->info[sig];
+		sig_queued--;
 		return;
 	}
 	for (pp = &q->rt; *pp && (*pp)->si.signo != sig; pp = &(*pp)->next)
@@ -133,25 +202,28 @@ static void sigqueue_take(struct sigqueue *q, int sig, struct ksiginfo *si)
 	*si = n->si;
 	free(n);
 	rt_queued--;
-	for (n = q->rt; n && !more; n = n->next)
-		more = n->si.signo == sig;
-	if (!more)
+	sig_queued--;
+	if (!rt_queued_in(q, sig))
 		q->set &= ~SIGBIT(sig);
 }
 
 /* Drop every pending signal of @set from @q (all of it: 0 ends a queue). */
 void sigqueue_drop(struct sigqueue *q, uint64_t set)
 {
+	uint64_t std = q->set & set & ~q->lost & (SIGBIT(SIGRTMIN_K) - 1);
 	struct qsig **pp = &q->rt, *n;
 
 	if (q->set & set)
 		sigfd_dirty = true;
+	sig_queued -= __builtin_popcountll(std);
 	q->set &= ~set;
+	q->lost &= ~set;
 	while ((n = *pp)) {
 		if (set & SIGBIT(n->si.signo)) {
 			*pp = n->next;
 			free(n);
 			rt_queued--;
+			sig_queued--;
 		} else {
 			pp = &n->next;
 		}
@@ -213,7 +285,7 @@ int sig_send_task(struct task *t, const struct ksiginfo *si)
 	sig_send_effects(p, si->signo);
 	if (sig_ignored(p, si->signo) && !blocked_in(t, si->signo))
 		return 0;
-	r = sigqueue_add(&t->pending, si);
+	r = sigqueue_add(p, &t->pending, si);
 	sig_kick(t, si->signo);
 	return r;
 }
@@ -237,7 +309,7 @@ int sig_send_proc(struct proc *p, const struct ksiginfo *si)
 		t = p->threads;
 	if (sig_ignored(p, si->signo) && !(t && blocked_in(t, si->signo)))
 		return 0;
-	r = sigqueue_add(&p->shared_pending, si);
+	r = sigqueue_add(p, &p->shared_pending, si);
 	for (t = p->threads; t; t = t->next_in_proc) {
 		if (!(t->sigmask & SIGBIT(si->signo))) {
 			sig_kick(t, si->signo);
@@ -263,7 +335,7 @@ void sig_force(struct task *t, const struct ksiginfo *si)
 		t->sigmask &= ~SIGBIT(si->signo);
 	}
 	sigqueue_drop(&t->pending, SIGBIT(si->signo));
-	sigqueue_add(&t->pending, si);
+	sigqueue_add(t->p, &t->pending, si);
 }
 
 static uint64_t deliverable(struct task *t)
@@ -685,9 +757,7 @@ static long tkill_common(struct task *t, int tgid, int tid, int sig)
 		return -EINVAL;
 	if (!d || (tgid > 0 && d->p->pid != tgid))
 		return -ESRCH;
-	if (sig)
-		sig_send_task(d, &si);
-	return 0;
+	return sig ? sig_send_task(d, &si) : 0;	/* -EAGAIN: queue full */
 }
 
 long sys_tkill(struct task *t, const uint64_t *a)

@@ -55,6 +55,30 @@ static int off_out(struct task *t, uint64_t uoff, const loff_t *p)
 	return copy_to_guest(t, uoff, p, sizeof(*p)) < 0 ? -EFAULT : 0;
 }
 
+/*
+ * RLIMIT_FSIZE cuts the *@n bytes that may go to @out at *@po (NULL: its
+ * offset).  An O_APPEND @out, or a negative offset, the host refuses
+ * first, as the kernel does.
+ */
+static long fsize_cut(struct task *t, struct file *out, const loff_t *po,
+		      size_t *n)
+{
+	if ((po && *po < 0) || (out->flags & O_APPEND))
+		return 0;
+	return rlimit_fsize_write(t, out, po ? *po : -1, false, n);
+}
+
+/*
+ * A sendfile or splice that moved all that RLIMIT_FSIZE let through, of
+ * more asked: the kernel's write loop went on to the limit, and sent
+ * SIGXFSZ there (with what moved as the answer).
+ */
+static void fsize_hit(struct task *t, size_t moved, size_t cut, size_t asked)
+{
+	if (cut < asked && moved == cut)
+		rlimit_fsize_exceeded(t);
+}
+
 /* EAGAIN from the host: wait on what is not ready, or pass it on. */
 static long wait_either(struct task *t, struct file *in, struct file *out,
 			bool nonblock)
@@ -74,25 +98,28 @@ long sys_sendfile(struct task *t, const uint64_t *a)
 {
 	struct file *out, *in;
 	loff_t off, *p = NULL;
-	size_t done = 0;
+	size_t done = 0, count = a[3];
 	ssize_t n;
-	int r;
+	long r;
 
 	r = two_files(t, a[0], a[1], &out, &in);
 	if (r == 0)
 		r = off_in(t, a[2], &off, &p);
+	if (r == 0)
+		r = fsize_cut(t, out, NULL, &count);
 	if (r < 0)
 		return r;
 	for (;;) {
-		n = sendfile(out->hostfd, in->hostfd, p, a[3] - done);
+		n = sendfile(out->hostfd, in->hostfd, p, count - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
 		done += n;
-		if (done >= a[3] || in->pollable || out->pollable)
+		if (done >= count || in->pollable || out->pollable)
 			break;
 	}
+	fsize_hit(t, done, count, a[3]);
 	if (!done && n < 0 && errno == EAGAIN)
 		return wait_either(t, in, out, false);
 	if (!done && n < 0)
@@ -125,22 +152,24 @@ static long xfer_out(struct task *t, const uint64_t *a, struct xfer *x,
 long sys_copy_file_range(struct task *t, const uint64_t *a)
 {
 	struct xfer x;
-	size_t done = 0;
+	size_t done = 0, count = a[4];
 	ssize_t n;
-	int r;
+	long r;
 
 	r = xfer_in(t, a, &x);
+	if (r == 0 && !a[5])	/* flags are EINVAL first */
+		r = fsize_cut(t, x.out, x.po, &count);
 	if (r < 0)
 		return r;
 	for (;;) {
 		n = copy_file_range(x.in->hostfd, x.pi, x.out->hostfd, x.po,
-				    a[4] - done, a[5]);
+				    count - done, a[5]);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
 		done += n;
-		if (done >= a[4] || x.in->pollable || x.out->pollable)
+		if (done >= count || x.in->pollable || x.out->pollable)
 			break;
 	}
 	if (!done && n < 0)
@@ -151,21 +180,25 @@ long sys_copy_file_range(struct task *t, const uint64_t *a)
 long sys_splice(struct task *t, const uint64_t *a)
 {
 	unsigned int flags = a[5];
+	size_t count = a[4];
 	struct xfer x;
 	ssize_t n;
-	int r;
+	long r;
 
 	r = xfer_in(t, a, &x);
+	if (r == 0)
+		r = fsize_cut(t, x.out, x.po, &count);
 	if (r < 0)
 		return r;
 	do
-		n = splice(x.in->hostfd, x.pi, x.out->hostfd, x.po, a[4],
+		n = splice(x.in->hostfd, x.pi, x.out->hostfd, x.po, count,
 			   flags | SPLICE_F_NONBLOCK);
 	while (n < 0 && errno == EINTR);
 	if (n < 0 && errno == EAGAIN)
 		return wait_either(t, x.in, x.out, flags & SPLICE_F_NONBLOCK);
 	if (n < 0)
 		return -errno;
+	fsize_hit(t, n, count, a[4]);
 	if (n > 0)
 		io_activity = true;
 	return xfer_out(t, a, &x, n);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Clocks, sleeping, and the per-process ITIMER_REAL and alarm.
+ * Clocks, sleeping, and the per-process ITIMER_REAL and alarm (the CPU-time
+ * interval timers: cputimer.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -188,35 +189,63 @@ long sys_getitimer(struct task *t, const uint64_t *a)
 {
 	struct itimerval it;
 
-	if (a[0] != ITIMER_REAL)
+	switch ((int)a[0]) {
+	case ITIMER_REAL:
+		itimer_get(t->p, &it);
+		break;
+	case ITIMER_VIRTUAL:
+	case ITIMER_PROF:
+		cpu_itimer_read(t->p, a[0], &it);	/* cputimer.c */
+		break;
+	default:
 		return -EINVAL;
-	itimer_get(t->p, &it);
+	}
 	return copy_to_guest(t, a[1], &it, sizeof(it)) < 0 ? -EFAULT : 0;
 }
 
+/* The kernel's timeval_valid(). */
+static bool itimer_tv_ok(const struct timeval *tv)
+{
+	return tv->tv_sec >= 0 && (unsigned long)tv->tv_usec < 1000000;
+}
+
+static void itimer_real_set(struct proc *p, const struct itimerval *it)
+{
+	p->itimer_next = timeval_ns(&it->it_value) ?
+			 ns_after(timeval_ns(&it->it_value)) : 0;
+	/* A disarmed timer keeps no period (do_setitimer()). */
+	p->itimer_interval = p->itimer_next ? timeval_ns(&it->it_interval) : 0;
+	p->itimer_fired = 0;
+	sched_deadline_new();
+}
+
+/*
+ * In the kernel's order: the new value read and checked, the timer set,
+ * then the old value written (EFAULT then, with the timer set).  A NULL
+ * new value disarms it, the kernel's "misfeature".
+ */
 long sys_setitimer(struct task *t, const uint64_t *a)
 {
-	struct itimerval it, old;
+	struct itimerval it = { { 0, 0 }, { 0, 0 } }, old;
 
-	if (a[0] != ITIMER_REAL)
-		return -EINVAL;
 	if (a[1] && copy_from_guest(t, &it, a[1], sizeof(it)) < 0)
 		return -EFAULT;
-	itimer_get(t->p, &old);
+	if (!itimer_tv_ok(&it.it_value) || !itimer_tv_ok(&it.it_interval))
+		return -EINVAL;
+	switch ((int)a[0]) {
+	case ITIMER_REAL:
+		itimer_get(t->p, &old);
+		itimer_real_set(t->p, &it);
+		break;
+	case ITIMER_VIRTUAL:
+	case ITIMER_PROF:
+		cpu_itimer_set(t->p, a[0], &it, &old);
+		break;
+	default:
+		return -EINVAL;
+	}
 	if (a[2] && copy_to_guest(t, a[2], &old, sizeof(old)) < 0)
 		return -EFAULT;
-	if (!a[1])
-		return 0;
-	if (it.it_value.tv_usec < 0 || it.it_value.tv_usec >= 1000000 ||
-	    it.it_interval.tv_usec < 0 || it.it_interval.tv_usec >= 1000000)
-		return -EINVAL;
-	t->p->itimer_next = timeval_ns(&it.it_value) ?
-			    ns_after(timeval_ns(&it.it_value)) : 0;
-	/* A disarmed timer keeps no period (do_setitimer()). */
-	t->p->itimer_interval = t->p->itimer_next ?
-				timeval_ns(&it.it_interval) : 0;
-	t->p->itimer_fired = 0;
-	sched_deadline_new();
 	return 0;
 }
 

@@ -263,6 +263,7 @@ struct qsig {
 
 struct sigqueue {
 	uint64_t set;
+	uint64_t lost;		/* pending without an entry (rlimit.c's limit) */
 	struct ksiginfo info[NSIG_GUEST + 1];	/* standard signals */
 	struct qsig *rt;	/* real-time ones, oldest first */
 };
@@ -377,6 +378,13 @@ struct usage {
 	unsigned long long utime, stime, minflt, majflt, maxrss;
 };
 
+/* A resource limit, the guest's struct rlimit64 (rlimit.c). */
+struct grlimit {
+	uint64_t cur, max;
+};
+
+#define GUEST_NLIMITS	16	/* RLIM_NLIMITS */
+
 /* Identity syscalls answered by the host with CONST (fast.c). */
 #define FAST_NCONST	7
 
@@ -417,10 +425,16 @@ struct proc {
 	int64_t itimer_next;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off */
 	int64_t itimer_interval;
 	int64_t itimer_fired;	/* its last expiry, for the rearm (time.c) */
+	/*
+	 * ITIMER_VIRTUAL and ITIMER_PROF (cputimer.c): the expiry in the
+	 * process's user (user + system) time, ns, 0 = off; the period.
+	 */
+	uint64_t cpu_it_expires[2], cpu_it_incr[2];
 	/* What the host answers for the CONST syscalls (fast.c). */
 	int64_t fast_val[FAST_NCONST];
 	unsigned int fast_const;	/* bit i: fast_val[i] is set */
 	uint64_t pidfd_ino;	/* its pidfds' st_ino, 0 until one is opened */
+	struct grlimit rlim[GUEST_NLIMITS];	/* rlimit.c */
 };
 
 extern struct proc *procs;
@@ -448,12 +462,28 @@ void cred_inherit(struct task *c, const struct task *t);
 void cred_exec(struct task *t);
 long cred_prctl(struct task *t, const uint64_t *a);
 
+/* rlimit.c */
+void rlimit_host_init(void);
+void rlimit_init(struct proc *p);
+long rlimit_fsize_write(struct task *t, struct file *f, int64_t pos,
+			bool append, size_t *n);
+long rlimit_fsize_grow(struct task *t, int hostfd, int64_t size);
+long rlimit_fsize_exceeded(struct task *t);
+
 /* usage.c */
 struct rusage;
 void usage_thread_done(struct task *t);
 void usage_proc_done(struct proc *p);
 void usage_reaped(struct proc *parent, struct proc *c);
 void usage_rusage_of(const struct proc *c, struct rusage *ru);
+void usage_cpu_ns(struct proc *p, uint64_t *user, uint64_t *sys);
+
+/* cputimer.c */
+struct itimerval;
+void cpu_timers_check(void);
+void cpu_itimer_read(struct proc *p, int which, struct itimerval *it);
+void cpu_itimer_set(struct proc *p, int which, const struct itimerval *it,
+		    struct itimerval *old);
 
 /* timer.c */
 struct ptimer;

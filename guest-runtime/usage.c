@@ -94,6 +94,21 @@ static void proc_usage(struct proc *p, struct usage *u)
 	usage_add(u, &tu);
 }
 
+/* @p's user and system time in ns, its ended threads' with it. */
+void usage_cpu_ns(struct proc *p, uint64_t *user, uint64_t *sys)
+{
+	uint64_t ns = 1000000000 / sysconf(_SC_CLK_TCK);
+	struct usage u = p->usage_done, tu;
+	struct task *t;
+
+	for (t = p->threads; t; t = t->next_in_proc) {
+		thread_times(t, &tu);
+		usage_add(&u, &tu);
+	}
+	*user = u.utime * ns;
+	*sys = u.stime * ns;
+}
+
 /* A thread of @p ends: its times stay with its process. */
 void usage_thread_done(struct task *t)
 {

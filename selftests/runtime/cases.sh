@@ -282,6 +282,22 @@ run_case "select, pselect6, ppoll write the time left back; personality" \
 	"$TESTBIN/timeleft"
 run_case "inotify: events, bad input, blocking reads, epoll, as the kernel's" \
 	"$TESTBIN/inotify"
+# /proc/<pid>/stat shows its main thread's state, task/<tid>/stat each
+# thread's (procstate.c; LTP's futex_wait03).
+run_case "/proc/PID/stat, task/TID/stat, thread-self: each its own thread's state" \
+	"$TESTBIN/procstate"
+# Resource limits kept per process and enforced (rlimits.c; LTP's
+# llseek01).
+run_case "RLIMIT_FSIZE: writes cut, EFBIG and SIGXFSZ; truncate, fallocate; the checks" \
+	"$TESTBIN/rlimits fsize"
+run_case "RLIMIT_SIGPENDING: sigqueue, tgkill past the target's limit EAGAIN; kill overrides" \
+	"$TESTBIN/rlimits sigpending"
+# The count behind it is the guest's alone (natively every process's of
+# the user): under umlrun only.
+expect_output "RLIMIT_SIGPENDING counts the guest's queued signals, freed when taken or dropped" \
+	"sigcount ok" "$TESTBIN/rlimits" sigcount
+run_case "ITIMER_VIRTUAL, ITIMER_PROF, RLIMIT_CPU: in CPU time, the kernel's checks and signals" \
+	"$TESTBIN/rlimits cputime"
 run_case "fcntl record locks and flock between processes" "$TESTBIN/ltpcalls locks"
 run_case "preadv, pwritev, preadv2 and pwritev2" "$TESTBIN/ltpcalls preadv"
 run_case "argument checks: getrandom, readlink, sigaltstack, msync, futex, rlimits, priorities, setpgid, tgkill, affinity" \

@@ -104,13 +104,7 @@
 #include <unistd.h>
 #include <utime.h>
 
-static void show(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s: -1 %s\n", what, strerrorname_np(errno));
-	else
-		printf("%s: %ld\n", what, r);
-}
+#include "show.h"
 
 static int pipesz(void)
 {
