@@ -178,23 +178,19 @@ static int fpu_init_state(struct task *t, long size)
 }
 
 /*
- * The FPU part of a frame at @fpaddr (the image and the trailer, or,
- * with no XSAVE, the FXSAVE area), and the init state for the handler.
+ * The FPU part of a frame into @img (the image and the trailer, or, with
+ * no XSAVE, the FXSAVE area; zeroed), and the init state for the handler.
  * Return: 1 for an XSAVE image, 0 for the FXSAVE area, or -errno.
  */
-static int fpu_save(struct task *t, uint64_t fpaddr, long size)
+static int fpu_save(struct task *t, unsigned char *img, long size)
 {
-	size_t fpsize = size ? (size_t)size + MAGIC2_SIZE : FX_SIZE;
-	unsigned char *img = calloc(1, fpsize);
-	struct fpx_sw_bytes sw;
 	uint32_t magic2 = FP_XSTATE_MAGIC2;
-	int r = -EFAULT, xsave = 0;
+	struct fpx_sw_bytes sw;
 
-	if (!img)
-		return -ENOMEM;
 	/* The image, and the init state for the handler, in one call. */
-	if (size && uml_thread_take_xstate(t->th, img, size) == size) {
-		xsave = 1;
+	if (size) {
+		if (uml_thread_take_xstate(t->th, img, size) != size)
+			return -EFAULT;
 		memset(&sw, 0, sizeof(sw));
 		sw.magic1 = FP_XSTATE_MAGIC1;
 		sw.extended_size = size + MAGIC2_SIZE;
@@ -202,17 +198,13 @@ static int fpu_save(struct task *t, uint64_t fpaddr, long size)
 		sw.xstate_size = size;
 		memcpy(img + FX_SW, &sw, sizeof(sw));
 		memcpy(img + size, &magic2, sizeof(magic2));
-	} else if (!size && uml_thread_get_fpregs(t->th,
-					(struct uml_fpregs *)(void *)img) == 0 &&
-		   fpu_init_state(t, 0) == 0) {
-		memset(img + FX_SW, 0, FX_SIZE - FX_SW);
-	} else {
-		goto out;
+		return 1;
 	}
-	r = copy_to_guest(t, fpaddr, img, fpsize);
-out:
-	free(img);
-	return r < 0 ? r : xsave;
+	if (uml_thread_get_fpregs(t->th, (struct uml_fpregs *)(void *)img) ||
+	    fpu_init_state(t, 0))
+		return -EFAULT;
+	memset(img + FX_SW, 0, FX_SIZE - FX_SW);
+	return 0;
 }
 
 /*
@@ -222,35 +214,42 @@ out:
 static int fpu_restore(struct task *t, uint64_t fpstate)
 {
 	long size = xstate_size(t);
+	size_t len = size ? (size_t)size + MAGIC2_SIZE : FX_SIZE;
 	unsigned char *img;
 	struct fpx_sw_bytes sw;
 	uint32_t magic2 = 0;
+	bool whole = true;
 	uint64_t bv;
 	int r = -EFAULT;
 
 	if (!fpstate)
 		return fpu_init_state(t, size);
-	img = calloc(1, size ? size : FX_SIZE);
+	img = calloc(1, len);
 	if (!img)
 		return -ENOMEM;
-	if (copy_from_guest(t, img, fpstate, FX_SIZE) < 0)
-		goto out;
+	/* All of it in one read; only the FXSAVE part may be readable. */
+	if (copy_from_guest(t, img, fpstate, len) < 0) {
+		whole = false;
+		if (copy_from_guest(t, img, fpstate, FX_SIZE) < 0)
+			goto out;
+	}
 	memcpy(&sw, img + FX_SW, sizeof(sw));
 	if (size && sw.magic1 == FP_XSTATE_MAGIC1 &&
 	    sw.xstate_size >= XSTATE_MIN && sw.xstate_size <= size &&
-	    sw.xstate_size <= sw.extended_size &&
-	    copy_from_guest(t, &magic2, fpstate + sw.xstate_size,
-			    sizeof(magic2)) == 0 &&
-	    magic2 == FP_XSTATE_MAGIC2) {
-		/* The whole image; what it leaves out is in init state. */
-		if (copy_from_guest(t, img + FX_SIZE, fpstate + FX_SIZE,
-				    sw.xstate_size - FX_SIZE) < 0)
+	    sw.xstate_size <= sw.extended_size) {
+		/* An XSAVE frame: the image, which must all be there. */
+		if (!whole)
 			goto out;
+		memcpy(&magic2, img + sw.xstate_size, sizeof(magic2));
+	}
+	if (magic2 == FP_XSTATE_MAGIC2) {
+		/* What the image leaves out is in init state. */
+		memset(img + sw.xstate_size, 0, len - sw.xstate_size);
 		memcpy(&bv, img + XSTATE_HDR, sizeof(bv));
 		bv &= sw.xfeatures;
 	} else if (size) {
 		/* FXSAVE only: x87 and SSE from it, the rest in init state. */
-		memset(img + FX_SIZE, 0, size - FX_SIZE);
+		memset(img + FX_SIZE, 0, len - FX_SIZE);
 		bv = XFEATURE_FPSSE;
 	} else {
 		r = load_image(t, img, 0);
@@ -276,13 +275,16 @@ int sigframe_setup(struct task *t, const struct ksiginfo *si,
 	struct g_rt_sigframe fr;
 	uint64_t sp = r->rsp - 128, fpaddr, frame;
 	bool altstack = t->ss_size && sig_on_altstack(t, sp);
+	unsigned char *buf;
+	size_t fpsize, len;
 	int xsave;
 
 	if ((act->flags & SA_ONSTACK) && t->ss_size && !altstack) {
 		sp = t->ss_sp + t->ss_size;
 		altstack = true;
 	}
-	fpaddr = (sp - (size ? size + MAGIC2_SIZE : FX_SIZE)) & ~63ULL;
+	fpsize = size ? (size_t)size + MAGIC2_SIZE : FX_SIZE;
+	fpaddr = (sp - fpsize) & ~63ULL;
 	frame = ((fpaddr - sizeof(fr)) & ~15ULL) - 8;
 	/* A frame that overflows the alternate stack is a SIGSEGV. */
 	if (altstack && !sig_on_altstack(t, frame))
@@ -305,12 +307,19 @@ int sigframe_setup(struct task *t, const struct ksiginfo *si,
 	fr.uc.sigmask = oldmask;
 	fill_siginfo(&fr.info, si);
 
-	xsave = fpu_save(t, fpaddr, size);
-	if (xsave < 0)
-		return -EFAULT;
-	if (xsave)
+	/* The frame and the FPU state above it go in one write. */
+	len = fpaddr + fpsize - frame;
+	buf = calloc(1, len);
+	if (!buf)
+		return -ENOMEM;
+	xsave = fpu_save(t, buf + (fpaddr - frame), size);
+	if (xsave > 0)
 		fr.uc.uc_flags |= 0x1;	/* UC_FP_XSTATE */
-	if (copy_to_guest(t, frame, &fr, sizeof(fr)) < 0)
+	memcpy(buf, &fr, sizeof(fr));
+	if (xsave < 0 || copy_to_guest(t, frame, buf, len) < 0)
+		xsave = -EFAULT;
+	free(buf);
+	if (xsave < 0)
 		return -EFAULT;
 
 	r->rdi = si->signo;
