@@ -58,6 +58,17 @@ function median(w, p,    n, i, j, t, a) {
 	mn[w, p] = a[1]
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
+# A table of workload @w by the mechanisms @list (names: @names, "|"-separated).
+function subtable(title, w, list, names,    i, n, ps, nm) {
+	n = split(list, ps, " ")
+	split(names, nm, "|")
+	printf "\n%s:\n\n", title
+	print "| mechanism | ns/op | x native |"
+	print "| --- | ---: | ---: |"
+	for (i = 1; i <= n; i++)
+		print "| " nm[i] " | " cell(w, ps[i]) " | " \
+			(ps[i] == "native" ? "1.00x" : ratio(w, ps[i])) " |"
+}
 function note(w, p, why,    k) {
 	if (!(why in reason_k)) {
 		reason_k[why] = ++nreasons
@@ -101,6 +112,7 @@ END {
 	print hdr; print sep
 	for (j = 1; j <= nw; j++) {
 		w = order[j]; line = "| " w " |"
+		if (w == "fault-map") continue	# its own table, below
 		for (i = 1; i <= npaths; i++) {
 			line = line " " cell(w, paths[i]) " |"
 			if (paths[i] != "native") line = line " " ratio(w, paths[i]) " |"
@@ -138,24 +150,19 @@ END {
 	}
 	if (syncwake != "") printf "\nseccomp-unotify: %s.\n", syncwake
 	# futex ping-pong in a libuml runtime with a pthread per guest thread.
-	nfx = split("native libuml-trap libuml-native", fx, " ")
 	hasfx = 0
-	for (i = 2; i <= nfx; i++)
-		if ((("futex-pingpong", fx[i]) in cnt) || (("futex-pingpong", fx[i]) in na))
-			hasfx = 1
-	if (hasfx) {
-		printf "\nfutex ping-pong, two guest threads of a libuml runtime (skas), one runtime pthread each:\n\n"
-		print "| mechanism | ns/op | x native |"
-		print "| --- | ---: | ---: |"
-		for (i = 1; i <= nfx; i++) {
-			p = fx[i]
-			name = p == "native" ? "native threads" : \
-			       p == "libuml-trap" ? "futex trapped (TRAP), emulated by the runtime" : \
-			       "futex NATIVE"
-			print "| " name " | " cell("futex-pingpong", p) " | " \
-				(p == "native" ? "1.00x" : ratio("futex-pingpong", p)) " |"
-		}
-	}
+	if ((("futex-pingpong", "libuml-trap") in cnt) || (("futex-pingpong", "libuml-trap") in na) ||
+	    (("futex-pingpong", "libuml-native") in cnt) || (("futex-pingpong", "libuml-native") in na))
+		hasfx = 1
+	if (hasfx)
+		subtable("futex ping-pong, two guest threads of a libuml runtime (skas), one runtime pthread each",
+			 "futex-pingpong", "native libuml-trap libuml-native",
+			 "native threads|futex trapped (TRAP), emulated by the runtime|futex NATIVE")
+	# A page fault answered with a mapping, on the raw ABI.
+	if (("fault-map", "native") in cnt)
+		subtable("A page fault answered with a mapping (bench/faultmap, raw skas ABI)",
+			 "fault-map", "native mem+run run-mem",
+			 "native: a fault on a fresh anonymous page|SKAS_MEM, then SKAS_RUN|SKAS_RUN_MEM")
 	if (nreasons) {
 		printf "\nNot measured:\n\n"
 		for (i = 1; i <= nreasons; i++) printf "- [%d] %s\n", i, reasons[i]
@@ -180,7 +187,8 @@ END {
 			printf "\n" > dat
 			for (j = 1; j <= nw; j++) {
 				w = order[j]
-				if (!((w, "native") in cnt)) continue
+				if (!((w, "native") in cnt) || w == "fault-map")
+					continue
 				printf "%s", w > dat
 				for (i = 1; i <= np; i++) {
 					p = plotp[i]
