@@ -332,6 +332,9 @@ static bool skas_guest_ops_done(struct skas_thread *t)
 	spin_lock_irqsave(&t->lock, flags);
 	run = t->ops_then_run && !t->req->error &&
 	      t->req->done == t->req->count && !skas_dying();
+	/* Dying after the last operation: it is done, but nothing runs. */
+	if (t->ops_then_run && !run && !t->req->error)
+		t->req->error = -EINTR;
 	t->ops_then_run = false;
 	if (run) {
 		t->state = SKAS_T_RUNNING;
@@ -627,6 +630,9 @@ int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args)
 	if (!insn)
 		return -EOPNOTSUPP;
 	if (skas_read_insn(insn, code) || code[0] != 0x0f || code[1] != 0x05) {
+		/* A remote read fails for a task being killed: not its fault. */
+		if (skas_dying())
+			return -EINTR;
 		skas_guest_end(t, SKAS_END_NATIVE);
 		return -EIO;
 	}
@@ -864,7 +870,9 @@ static void skas_thread_exec_wait(struct skas_thread *t,
  * Wait for the run's stop.  A signal kicks the guest (a kick in
  * SKAS_RUN_MEM's batch is its run's); a fatal one leaves the run to a
  * later SKAS_RUN, but not a batch in progress, which uses the caller's
- * @req: see skas_thread_exec_wait().
+ * @req: see skas_thread_exec_wait().  A batch that did not all run (the
+ * guest died in it) fails, and leaves the death to the next SKAS_RUN to
+ * report: the run page is not written.
  */
 static long skas_thread_wait_stop(struct skas_thread *t,
 				  struct skas_mem_req *req)
@@ -884,7 +892,10 @@ static long skas_thread_wait_stop(struct skas_thread *t,
 			return -EINTR;
 		}
 	}
-	if (READ_ONCE(t->state) == SKAS_T_DEAD)
+	if (req && req->done < req->count && !req->error)
+		req->error = READ_ONCE(t->state) == SKAS_T_DEAD ? -ESRCH :
+							       -EINTR;
+	if (READ_ONCE(t->state) == SKAS_T_DEAD && !(req && req->error))
 		return skas_thread_report_exit(t);
 	return 0;
 }
@@ -945,6 +956,10 @@ static long skas_thread_run_locked(struct skas_thread *t,
 		return ret;
 
 	spin_lock_irqsave(&t->lock, flags);
+	if (req && t->state != SKAS_T_STOPPED && t->state != SKAS_T_DEAD) {
+		spin_unlock_irqrestore(&t->lock, flags);
+		return -EBUSY;
+	}
 	if (t->state == SKAS_T_STOPPED) {
 		if (req) {
 			t->req = req;

@@ -10,8 +10,9 @@
  * loaded into the registers (switch_fpu_return()), an XSAVE or XRSTOR of
  * the user features in the standard format, which is what the signal
  * code does on a frame.  Supervisor state is not touched.  AMX tile state
- * is dynamic (XFD): it is left out, and a guest of skas never gets the
- * permission for it.
+ * is dynamic (XFD): it is left out.  A guest cannot ask for the
+ * permission (arch_prctl never runs natively), and a stub that libuml
+ * execs starts without it (exec resets it).
  */
 
 #include <linux/errno.h>
@@ -64,22 +65,29 @@ static int skas_mxcsr_mask_init(void)
  * skas_xstate_init() - find the image's features and size.
  *
  * The features: those the kernel enabled for user space (XCR0) but AMX
- * tiles; the size: the standard format's for XCR0 (CPUID 0xd.0 ebx), as
- * ptrace's NT_X86_XSTATE has it.
+ * tiles; the size: the standard format's up to the end of the last of
+ * them (CPUID 0xd.i), as ptrace's NT_X86_XSTATE image of a task without
+ * AMX permission.
  */
 void skas_xstate_init(void)
 {
-	unsigned int eax, ebx, ecx, edx;
+	unsigned int eax, ebx, ecx, edx, len = SKAS_XSAVE_MIN, i;
+	u64 mask;
 
 	if (!boot_cpu_has(X86_FEATURE_XSAVE) ||
 	    !boot_cpu_has(X86_FEATURE_OSXSAVE))
 		return;
-	cpuid_count(XSTATE_CPUID, 0, &eax, &ebx, &ecx, &edx);
-	if (ebx < SKAS_XSAVE_MIN || ebx > SZ_64K || skas_mxcsr_mask_init())
+	mask = xgetbv(XCR_XFEATURE_ENABLED_MASK) & ~(u64)XFEATURE_MASK_XTILE;
+	for (i = 2; i < 64; i++) {
+		if (!(mask & BIT_ULL(i)))
+			continue;
+		cpuid_count(XSTATE_CPUID, i, &eax, &ebx, &ecx, &edx);
+		len = max(len, ebx + eax);
+	}
+	if (len > SZ_64K || skas_mxcsr_mask_init())
 		return;
-	skas_xstate_mask = xgetbv(XCR_XFEATURE_ENABLED_MASK) &
-			   ~(u64)XFEATURE_MASK_XTILE;
-	skas_xstate_len = ebx;
+	skas_xstate_mask = mask;
+	skas_xstate_len = len;
 }
 
 /* SKAS_CHECK_EXTENSION(SKAS_CAP_XSTATE): the image size, or 0. */
@@ -114,8 +122,9 @@ static int skas_xrstor(const void *buf, u64 mask)
 
 /*
  * An image whose XSTATE_BV is 0 and MXCSR the default (little-endian
- * 0x1f80): XRSTOR puts every feature in its init state, as execve() and
- * a signal handler's start do.  It reads no component past the header.
+ * 0x1f80): XRSTOR puts every feature in its init state, PKRU's (0) too,
+ * where execve() and a signal handler's start give PKRU the kernel's
+ * default instead.  It reads no component past the header.
  */
 static const u8 skas_xstate_init_img[SKAS_XSAVE_MIN] __aligned(64) = {
 	[SKAS_FX_MXCSR] = SKAS_MXCSR_DEFAULT & 0xff,
@@ -253,6 +262,11 @@ long skas_thread_xstate(struct skas_thread *t, void __user *uarg, bool set)
 			goto out;
 		ret = skas_xstate_run(t, SKAS_OP_XRSTOR, buf);
 	} else {
+		/* The state is reset then: the image must not be lost. */
+		ret = -EFAULT;
+		if ((args.flags & SKAS_XSTATE_INIT) &&
+		    clear_user(u64_to_user_ptr(args.buf), args.len))
+			goto out;
 		ret = skas_xstate_run(t, args.flags & SKAS_XSTATE_INIT ?
 				      SKAS_OP_XSAVE_INIT : SKAS_OP_XSAVE, buf);
 		if (ret)

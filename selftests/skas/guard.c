@@ -362,6 +362,39 @@ TEST(native_op_on_overwritten_syscall_fails)
 	EXPECT_EQ(0, skas_wait_param_zero("objects"));
 }
 
+/*
+ * The same with SKAS_RUN_MEM: the batch fails with EIO, nothing runs, the
+ * run page is as it was, and the guest's end (SKAS_END_NATIVE) is left
+ * for the next SKAS_RUN to report.
+ */
+TEST(run_mem_on_overwritten_syscall_fails_and_keeps_the_exit)
+{
+	static const unsigned char jmp_self[] = { 0xeb, 0xfe };
+	unsigned long insn = vdso_syscall_insn();
+	struct skas_mem_op op = { .op = SKAS_MEM_PROTECT, .prot = PROT_READ,
+				  .fd = -1, .addr = CODE, .len = 4096 };
+	struct skas_mem_batch b = { .size = sizeof(b), .count = 1,
+				    .ops = (unsigned long)&op };
+	struct skas_guest g;
+	__u32 reason;
+
+	ASSERT_NE(0UL, insn);
+	ASSERT_EQ(0, skas_guest_start(&g));
+	ASSERT_EQ(0, guest_at_loop(&g));
+	ASSERT_EQ(0, poke_mem(g.pid, insn, jmp_self, sizeof(jmp_self)));
+	reason = g.run->exit_reason;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(g.thread, SKAS_RUN_MEM, &b));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(-EIO, b.error);
+	EXPECT_EQ(reason, g.run->exit_reason);
+	EXPECT_EQ(SKAS_EXIT_EXITED, skas_run(&g));
+	EXPECT_EQ((__u32)SKAS_END_NATIVE, g.run->exit.exited.cause);
+	EXPECT_EQ(-ESRCH, skas_run(&g));
+	skas_guest_stop(&g);
+	EXPECT_EQ(0, skas_wait_param_zero("objects"));
+}
+
 /* Write @val to @dir/@file; 0 or -errno. */
 static int cg_write(const char *dir, const char *file, const char *val)
 {

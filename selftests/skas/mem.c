@@ -740,6 +740,7 @@ TEST_F(guest, run_mem_needs_a_stopped_thread)
 	static const unsigned char spin[] = { 0xeb, 0xfe };	/* jmp . */
 	struct skas_run *run = self->g.run;
 	struct skas_mem_op op;
+	siginfo_t si;
 	pthread_t th;
 	void *ret;
 	int other;
@@ -767,7 +768,9 @@ TEST_F(guest, run_mem_needs_a_stopped_thread)
 	ASSERT_EQ(0, ioctl(self->g.thread, SKAS_KICK, 0));
 	pthread_join(th, &ret);
 	EXPECT_EQ(SKAS_EXIT_INTERRUPTED, (int)(intptr_t)ret);
+	/* Dead (not reaped) before the call: it reports the exit, once. */
 	ASSERT_EQ(0, kill(self->g.pid, SIGKILL));
+	ASSERT_EQ(0, waitid(P_PID, self->g.pid, &si, WEXITED | WNOWAIT));
 	EXPECT_EQ(0, run_mem(&self->g, &op, 1, NULL));
 	EXPECT_EQ(SKAS_EXIT_EXITED, (int)run->exit_reason);
 	EXPECT_EQ(-ESRCH, run_mem(&self->g, &op, 1, NULL));

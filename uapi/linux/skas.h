@@ -368,8 +368,9 @@ struct skas_mem_batch {
  * The image: the FXSAVE area (bytes 464..471 hold the enabled feature
  * mask, XCR0, and the rest of 416..511 is zero on GET and ignored on
  * SET), the XSAVE header at 512 (XSTATE_BV, then zeros), the components
- * at their CPUID offsets.  AMX tile state (XTILECFG, XTILEDATA) is not
- * part of it: never set in XSTATE_BV, its area reads as zero.  SET
+ * at their CPUID offsets, up to the end of the last feature.  AMX tile
+ * state (XTILECFG, XTILEDATA) is not part of it: never set in
+ * XSTATE_BV, and the image ends before its area.  SET
  * refuses (-EINVAL) an XSTATE_BV bit of a feature not in the image,
  * nonzero XCOMP_BV or header reserved bytes, and MXCSR bits the CPU
  * does not support.
