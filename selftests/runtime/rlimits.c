@@ -86,9 +86,12 @@ static void fsize_writes(int fd)
 	show("ftruncate to 5000", ftruncate(fd, 5000));
 	show("ftruncate to 10000", ftruncate(fd, FSIZE));
 	show("ftruncate to -1", ftruncate(fd, -1));
+	/*
+	 * Not FALLOC_FL_KEEP_SIZE past the limit: whether the kernel holds
+	 * it to RLIMIT_FSIZE depends on the file system and the version
+	 * (6.1's tmpfs does, 6.18's here does not); umlrun does not.
+	 */
 	show("fallocate 9000+2000", fallocate(fd, 0, 9000, 2000));
-	show("fallocate 9000+2000 FALLOC_FL_KEEP_SIZE",
-	     fallocate(fd, FALLOC_FL_KEEP_SIZE, 9000, 2000));
 	show("fallocate 9000+1000", fallocate(fd, 0, 9000, 1000));
 	show("fallocate -1+10", fallocate(fd, 0, -1, 10));
 	show("fallocate 0+0", fallocate(fd, 0, 0, 0));
