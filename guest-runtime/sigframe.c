@@ -136,12 +136,23 @@ struct fpx_sw_bytes {
 
 _Static_assert(sizeof(struct fpx_sw_bytes) == 48, "fpx_sw_bytes");
 
-/* The host's image size, or 0 without XSAVE images (FXSAVE frames). */
+/*
+ * The host's image size, or 0 without XSAVE images (FXSAVE frames): the
+ * same for every thread of the host, asked once (on ptrace the question
+ * is a whole PTRACE_GETREGSET).
+ */
 static long xstate_size(struct task *t)
 {
-	long n = uml_thread_get_xstate(t->th, NULL, 0);
+	static long size = -1;
+	long n;
 
-	return n >= XSTATE_MIN ? n : 0;
+	if (size < 0) {
+		n = uml_thread_get_xstate(t->th, NULL, 0);
+		if (n == -ESRCH)
+			return 0;	/* a dying thread: ask again next time */
+		size = n >= XSTATE_MIN ? n : 0;
+	}
+	return size;
 }
 
 /* Load @img (@size bytes: the host's image size, or 0 for FXSAVE). */

@@ -735,11 +735,10 @@ static int mem_op(struct uml_aspace *as, const struct uml_mem_op *op, void *p)
  * SSE given in their init values (FCW 0x37f, MXCSR 0x1f80, the rest 0),
  * every other component left out of XSTATE_BV, which makes the kernel
  * initialize it.  (With neither x87 nor SSE in XSTATE_BV the kernel keeps
- * the old MXCSR.)
+ * the old MXCSR.)  @size: the image size, or -errno from asking for it.
  */
-static int fpu_reset(struct uml_thread *t)
+static int fpu_reset(struct uml_thread *t, long size)
 {
-	long size = __uml_pt_get_xstate(t, NULL, 0);
 	uint64_t bv = 3;	/* x87, SSE */
 	uint32_t mxcsr = 0x1f80;
 	uint16_t fcw = 0x37f;
@@ -769,7 +768,7 @@ static long take_xstate(struct uml_thread *t, void *buf, size_t len)
 
 	if (size < 0)
 		return size;
-	ret = fpu_reset(t);
+	ret = fpu_reset(t, size);
 	return ret ? ret : size;
 }
 
@@ -785,7 +784,7 @@ static int aspace_reset(struct uml_aspace *as)
 	if (ret)
 		return ret;
 	memset(&t->regs, 0, sizeof(t->regs));
-	return fpu_reset(t);
+	return fpu_reset(t, __uml_pt_get_xstate(t, NULL, 0));
 }
 
 /* ---- guest memory ----------------------------------------------------- */
