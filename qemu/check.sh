@@ -51,7 +51,21 @@ add_counts() {
 	pass=$((pass + ${p#pass=})); fail=$((fail + ${f#fail=})); skip=$((skip + ${s#skip=}))
 }
 
+# Every failed subtest of the test logs, with the diagnostics it printed
+# (a run's middle may be cut where only its start and end are kept).
+failures() {
+	local f
+	for f in "$logs"/native.log "$logs"/vm-*.log; do
+		[ -f "$f" ] || continue
+		awk -v name="${f##*/}" '
+			/^ *not ok / { print "# " name ": " $0; k = 30; next }
+			k > 0 && /^ *#/ { print "#   " $0; k--; next }
+			{ k = 0 }' "$f"
+	done | head -n 400
+}
+
 finish() {
+	[ "$fail" -eq 0 ] || { echo "# failures, with what they printed:"; failures; }
 	echo "# check: $(( $(date +%s) - t0 ))s in all"
 	echo "check: $pass passed, $fail failed, $skip skipped"
 	[ "$fail" -eq 0 ] && exit 0

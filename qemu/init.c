@@ -251,10 +251,14 @@ static void step_tests(void)
 {
 	char *argv[] = { "/bin/sh", TREE "/selftests/run-tests.sh",
 			 TREE "/selftests/vm.list", NULL };
-	char *filter = getenv("skas_tests");
+	char *filter = getenv("skas_tests"), *p;
 	char *argv_one[] = { "/bin/sh", TREE "/selftests/run-tests.sh",
 			     "-t", filter, TREE "/selftests/vm.list", NULL };
 
+	/* vm-test.sh sends the filter's spaces as '+' (see there). */
+	for (p = filter; p && *p; p++)
+		if (*p == '+')
+			*p = ' ';
 	run(filter && *filter ? argv_one : argv, fileno(results));
 }
 

@@ -87,7 +87,8 @@ fi
 # ---- boot ----------------------------------------------------------------
 append="console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1"
 append+=" cryptomgr.notests skas_mode=$mode"
-[ -n "$filter" ] && append+=" skas_tests=$filter"
+# A kernel parameter ends at a space: the filter's spaces go as '+'.
+[ -n "$filter" ] && append+=" skas_tests=${filter// /+}"
 # Where this tree is on the host, so that /host$skas_host_tree has its
 # sources (selftests/runtime/selfhost.sh); init passes it on in its
 # environment.  A path with a space cannot be a kernel parameter.

@@ -13,8 +13,8 @@
 # FILTER.  Runs from the repository root (or its copy in the VM).
 #
 # Each program prints TAP (kselftest style) and exits 0 (pass), 4 (skip) or
-# anything else (fail).  Its output is shown indented; then one TAP line per
-# program.  Counting is per subtest: "ok" lines are passes ("# SKIP" ones are
+# anything else (fail).  Its output is shown indented, then its time ("#
+# time: N s"), then one TAP line per program.  Counting is per subtest: "ok" lines are passes ("# SKIP" ones are
 # skips), "not ok" lines are failures.  A program that fails (non-zero, not 4:
 # crash, timeout, failed assertion) without printing a "not ok" adds one
 # failure; one that prints no TAP at all counts once by its exit status.
@@ -74,6 +74,7 @@ while read -r line || [ -n "$line" ]; do
 		esac
 	fi
 	echo "# run: $prog $*"
+	t0=$(date +%s)
 	if [ -x "$prog" ]; then
 		timeout -s KILL "$t" "./$prog" "$@" > "$out" 2>&1 < /dev/null
 		rc=$?
@@ -92,6 +93,7 @@ while read -r line || [ -n "$line" ]; do
 		f=1
 	fi
 	[ "$rc" -eq 137 ] && echo "# $prog: killed after ${t}s"
+	echo "# time: $(($(date +%s) - t0)) s"
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	if [ "$f" -gt 0 ]; then
 		echo "not ok $n $prog $* # exit $rc"

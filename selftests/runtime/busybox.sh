@@ -51,20 +51,33 @@ guest_timeout() {
 WORK=$($BB mktemp -d "${TMPDIR:-/tmp}/umlrun-test.XXXXXX") || exit 1
 trap 'rm -rf "$WORK"' EXIT
 
+# Each case's time, from the end of the one before (/proc/uptime, no
+# fork): the slowest are listed at the end, to show where the time goes.
+read -r t_last _ < /proc/uptime
+case_time() {
+	read -r t_now _ < /proc/uptime
+	t_cs=$(( ${t_now%.*}${t_now#*.} - ${t_last%.*}${t_last#*.} ))
+	t_last=$t_now
+	echo "$t_cs $n $1" >> "$WORK/times"
+}
+
 ok() {
 	n=$((n + 1))
 	echo "ok $n - $1"
+	case_time "$1"
 }
 
 not_ok() {
 	n=$((n + 1))
 	fail=$((fail + 1))
 	echo "not ok $n - $1"
+	case_time "$1"
 }
 
 skip_case() {
 	n=$((n + 1))
 	echo "ok $n - $1 # SKIP $2"
+	case_time "$1"
 }
 
 # have PROGRAM...: all of them are executable here (the VM's root has
@@ -153,5 +166,8 @@ expect_grep() {
 
 . "$TESTBIN/cases.sh"
 
+$BB sort -rn "$WORK/times" | $BB head -n 8 | while read -r cs i name; do
+	printf '# slowest: %d.%02d s, %d - %s\n' $((cs / 100)) $((cs % 100)) "$i" "$name"
+done
 echo "1..$n"
 [ $fail -eq 0 ]
