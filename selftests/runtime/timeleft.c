@@ -29,16 +29,24 @@
 
 static int rd[2], ready[2];	/* a pipe never readable, one readable */
 
-/* A time left, in classes: 0, under 1 s, 1 to 2 s, exactly 2 s, more. */
+/*
+ * The long timeout, and the classes a time left falls in: 0, under half
+ * of it, half to all (what a call that returned within LONG_S / 2 leaves:
+ * room for a slow machine), exactly all, more.
+ */
+#define LONG_S	20
+
 static const char *cls(long long us)
 {
+	const long long all = LONG_S * 1000000LL;
+
 	if (us == 0)
 		return "zero";
-	if (us < 1000000)
-		return "under 1 s";
-	if (us < 2000000)
-		return "1 to 2 s";
-	return us == 2000000 ? "unchanged 2 s" : "over 2 s";
+	if (us < all / 2)
+		return "under half";
+	if (us < all)
+		return "half to all";
+	return us == all ? "unchanged" : "over all";
 }
 
 static void show(const char *what, long r, long long us)
@@ -94,7 +102,7 @@ static void calls(const char *when)
 	r = sel(rd[0], &tv);
 	CASE("select times out");
 	show(name, r, TV(tv));
-	tv = (struct timeval){ 2, 0 };
+	tv = (struct timeval){ LONG_S, 0 };
 	r = sel(ready[0], &tv);
 	CASE("select, readable at once");
 	show(name, r, TV(tv));
@@ -102,15 +110,15 @@ static void calls(const char *when)
 	r = sel(rd[0], &tv);
 	CASE("select, zero timeout");
 	show(name, r, TV(tv));
-	tv = (struct timeval){ 2, 0 };
+	tv = (struct timeval){ LONG_S, 0 };
 	r = sel(60, &tv);	/* below 64: in every fd table, not open */
 	CASE("select, bad fd");
 	show(name, r, TV(tv));
-	tv = (struct timeval){ 2, -1 };
+	tv = (struct timeval){ LONG_S, -1 };
 	r = sel(ready[0], &tv);
 	CASE("select, bad timeout");
 	show(name, r, TV(tv));
-	tv = (struct timeval){ 2, 0 };
+	tv = (struct timeval){ LONG_S, 0 };
 	setitimer(ITIMER_REAL, &it, NULL);
 	r = sel(rd[0], &tv);
 	CASE("select, a signal");
@@ -120,11 +128,11 @@ static void calls(const char *when)
 	r = psel(rd[0], &ts);
 	CASE("pselect6 times out");
 	show(name, r, TS(ts));
-	ts = (struct timespec){ 2, 0 };
+	ts = (struct timespec){ LONG_S, 0 };
 	r = psel(ready[0], &ts);
 	CASE("pselect6, readable at once");
 	show(name, r, TS(ts));
-	ts = (struct timespec){ 2, 0 };
+	ts = (struct timespec){ LONG_S, 0 };
 	setitimer(ITIMER_REAL, &it, NULL);
 	r = psel(rd[0], &ts);
 	CASE("pselect6, a signal");
@@ -134,15 +142,16 @@ static void calls(const char *when)
 	r = ppl(rd[0], &ts);
 	CASE("ppoll times out");
 	show(name, r, TS(ts));
-	ts = (struct timespec){ 2, 0 };
+	ts = (struct timespec){ LONG_S, 0 };
 	r = ppl(ready[0], &ts);
 	CASE("ppoll, readable at once");
 	show(name, r, TS(ts));
-	ts = (struct timespec){ 2, 0 };
+	/* Without a mask its size is not looked at: it times out. */
+	ts = (struct timespec){ 0, 50000000 };
 	r = syscall(SYS_ppoll, NULL, 0, &ts, NULL, 7);
-	CASE("ppoll, bad sigset size");
+	CASE("ppoll, bad sigset size, no mask");
 	show(name, r, TS(ts));
-	ts = (struct timespec){ 2, 0 };
+	ts = (struct timespec){ LONG_S, 0 };
 	setitimer(ITIMER_REAL, &it, NULL);
 	r = ppl(rd[0], &ts);
 	CASE("ppoll, a signal");
@@ -152,7 +161,7 @@ static void calls(const char *when)
 static void sleeps(void)
 {
 	struct itimerval it = { .it_value = { 0, 100000 } };
-	struct timespec req = { 2, 0 }, rem = { 9, 0 }, *ro;
+	struct timespec req = { LONG_S, 0 }, rem = { 9, 0 }, *ro;
 	char name[64];
 	long r;
 	int id;
@@ -164,15 +173,15 @@ static void sleeps(void)
 	setitimer(ITIMER_REAL, &it, NULL);
 	r = clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &rem) ? -1 : 0;
 	show("clock_nanosleep, a signal", r, TS(rem));
-	rem = (struct timespec){ 2, 0 };
+	rem = (struct timespec){ LONG_S, 0 };
 	clock_gettime(CLOCK_MONOTONIC, &req);
-	req.tv_sec += 2;
+	req.tv_sec += LONG_S;
 	setitimer(ITIMER_REAL, &it, NULL);
 	r = syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, &req,
 		    &rem);
 	show("clock_nanosleep ABSTIME, a signal", r, TS(rem));
 	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	req = (struct timespec){ 2, 0 };
+	req = (struct timespec){ LONG_S, 0 };
 	setitimer(ITIMER_REAL, &it, NULL);
 	r = syscall(SYS_nanosleep, &req, ro);
 	show("nanosleep, a signal, time left read-only", r, 0);
@@ -196,8 +205,8 @@ static void read_only(void)
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct timespec *ts = (struct timespec *)(tv + 1);
 
-	*tv = (struct timeval){ 2, 0 };
-	*ts = (struct timespec){ 2, 0 };
+	*tv = (struct timeval){ LONG_S, 0 };
+	*ts = (struct timespec){ LONG_S, 0 };
 	mprotect(tv, 4096, PROT_READ);
 	show("select, timeout read-only", sel(ready[0], tv), TV(*tv));
 	show("pselect6, timeout read-only", psel(ready[0], ts), TS(*ts));
