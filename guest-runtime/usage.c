@@ -3,8 +3,10 @@
  * CPU and memory usage: getrusage, times, and the rusage of wait4.
  *
  * A guest thread is a host task, so its figures are the host's: user and
- * system time and page faults from /proc/<host tid>/stat, the peak
- * resident size of its address space from /proc/<host tid>/status.  A
+ * system time and page faults from /proc/<host tid>/task/<host tid>/stat
+ * (the thread's own: /proc/<tid>/stat is its whole thread group's, and on
+ * skas a guest process's threads are one host group), the peak resident
+ * size of its address space from /proc/<host tid>/status.  A
  * thread that ends adds its times to its process's; a child reaped by
  * wait adds its own and its children's to its parent's children's, as the
  * kernel's wait_task_zombie() does.
@@ -24,12 +26,14 @@ static void thread_times(struct task *t, struct usage *u)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long v[12];
+	pid_t tid;
 	FILE *f;
 
 	memset(u, 0, sizeof(*u));
 	if (!t->th)
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/stat", uml_thread_host_tid(t->th));
+	tid = uml_thread_host_tid(t->th);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", tid, tid);
 	f = fopen(path, "re");
 	if (!f)
 		return;
