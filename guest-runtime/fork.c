@@ -103,6 +103,16 @@ static long clone_thread(struct task *t, uint64_t flags, uint64_t stack,
 	return tid;
 }
 
+/* A CLONE_VM child runs in @as: its owner's host usage is not all its own. */
+static void as_lend(struct uml_aspace *as)
+{
+	struct proc *q;
+
+	for (q = procs; q; q = q->next)
+		if (q->as == as && !q->as_shared)
+			q->as_lent = true;
+}
+
 static int proc_copy_state(struct proc *p, struct proc *parent,
 			   uint64_t flags)
 {
@@ -179,6 +189,8 @@ static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
 	}
 	p->as = as;
 	p->as_shared = flags & CLONE_VM;
+	if (p->as_shared)
+		as_lend(as);
 	p->state = PROC_ALIVE;
 	c = task_new(p, th, p->pid);
 	if (!c || proc_copy_state(p, t->p, flags) < 0) {

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -309,6 +310,9 @@ static void kill_sharers(struct proc *p)
 void proc_exit_group(struct proc *p, int wstatus)
 {
 	struct uml_aspace *as = p->as;
+	/* Its address space's host tasks were its own: their rusage is its. */
+	bool own = !p->as_shared && !p->as_lent;
+	struct rusage ru;
 	struct task *t;
 
 	if (p->state != PROC_ALIVE)
@@ -316,7 +320,8 @@ void proc_exit_group(struct proc *p, int wstatus)
 	p->state = PROC_ZOMBIE;
 	p->wstatus = wstatus;
 	pidfd_exited(p);
-	usage_proc_done(p);	/* before its host tasks go */
+	if (!own)
+		usage_proc_done(p);	/* before its host tasks go */
 	if (p->as_shared) {
 		/* Its threads go; the address space stays its parent's. */
 		for (t = p->threads; t; t = t->next_in_proc)
@@ -330,7 +335,10 @@ void proc_exit_group(struct proc *p, int wstatus)
 		while (p->threads)
 			task_unlink(p->threads);
 		/* Destroying the address space kills and frees its threads. */
-		uml_aspace_destroy(as);
+		if (own && uml_aspace_destroy_usage(as, &ru) == 0)
+			usage_proc_exited(p, &ru);
+		else
+			uml_aspace_destroy(as);
 		p->as = NULL;
 	}
 	mm_put(p->mm);

@@ -375,7 +375,8 @@ enum proc_state { PROC_ALIVE, PROC_ZOMBIE };
 
 /* CPU time (clock ticks), faults and peak RSS (kB): usage.c. */
 struct usage {
-	unsigned long long utime, stime, minflt, majflt, maxrss;
+	unsigned long long utime, stime;	/* µs */
+	unsigned long long minflt, majflt, maxrss;	/* maxrss: kB */
 };
 
 /* A resource limit, the guest's struct rlimit64 (rlimit.c). */
@@ -397,6 +398,7 @@ struct proc {
 	int nthreads;
 	struct uml_aspace *as;
 	bool as_shared;		/* CLONE_VM: @as (and @mm) are its parent's */
+	bool as_lent;		/* a CLONE_VM child ran in its @as */
 	struct mm *mm;
 	struct fdtable *fdt;
 	struct sighand *sh;
@@ -474,6 +476,7 @@ long rlimit_fsize_exceeded(struct task *t);
 struct rusage;
 void usage_thread_done(struct task *t);
 void usage_proc_done(struct proc *p);
+void usage_proc_exited(struct proc *p, const struct rusage *ru);
 void usage_reaped(struct proc *parent, struct proc *c);
 void usage_rusage_of(const struct proc *c, struct rusage *ru);
 void usage_cpu_ns(struct proc *p, uint64_t *user, uint64_t *sys);

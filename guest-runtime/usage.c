@@ -9,7 +9,10 @@
  * size of its address space from /proc/<host tid>/status.  A
  * thread that ends adds its times to its process's; a child reaped by
  * wait adds its own and its children's to its parent's children's, as the
- * kernel's wait_task_zombie() does.
+ * kernel's wait_task_zombie() does.  A process that ends takes the host's
+ * rusage of its address space's tasks, which the backend has from
+ * reaping them (uml_aspace_destroy_usage()), unless a CLONE_VM child ran
+ * there too; then /proc is read for it, before its host tasks go.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,8 +50,8 @@ static void thread_times(struct task *t, struct usage *u)
 		return;
 	u->minflt = v[6];
 	u->majflt = v[8];
-	u->utime = v[10];
-	u->stime = v[11];
+	u->utime = v[10] * (1000000 / sysconf(_SC_CLK_TCK));
+	u->stime = v[11] * (1000000 / sysconf(_SC_CLK_TCK));
 }
 
 /* The peak RSS (kB) of the address space @t runs in: one per process. */
@@ -101,7 +104,7 @@ static void proc_usage(struct proc *p, struct usage *u)
 /* @p's user and system time in ns, its ended threads' with it. */
 void usage_cpu_ns(struct proc *p, uint64_t *user, uint64_t *sys)
 {
-	uint64_t ns = 1000000000 / sysconf(_SC_CLK_TCK);
+	const uint64_t ns = 1000;	/* per µs */
 	struct usage u = p->usage_done, tu;
 	struct task *t;
 
@@ -128,6 +131,21 @@ void usage_proc_done(struct proc *p)
 	proc_usage(p, &p->usage_done);
 }
 
+/*
+ * @p ended, and @ru is the host's usage of every task of its address
+ * space: its ended threads' included, so it replaces what they left.
+ */
+void usage_proc_exited(struct proc *p, const struct rusage *ru)
+{
+	p->usage_done = (struct usage){
+		.utime = ru->ru_utime.tv_sec * 1000000ULL + ru->ru_utime.tv_usec,
+		.stime = ru->ru_stime.tv_sec * 1000000ULL + ru->ru_stime.tv_usec,
+		.minflt = ru->ru_minflt,
+		.majflt = ru->ru_majflt,
+		.maxrss = ru->ru_maxrss,
+	};
+}
+
 /* @c is reaped by a wait: its parent's children get its figures. */
 void usage_reaped(struct proc *parent, struct proc *c)
 {
@@ -137,13 +155,11 @@ void usage_reaped(struct proc *parent, struct proc *c)
 
 static void to_rusage(const struct usage *u, struct rusage *ru)
 {
-	long hz = sysconf(_SC_CLK_TCK);
-
 	memset(ru, 0, sizeof(*ru));
-	ru->ru_utime.tv_sec = u->utime / hz;
-	ru->ru_utime.tv_usec = u->utime % hz * (1000000 / hz);
-	ru->ru_stime.tv_sec = u->stime / hz;
-	ru->ru_stime.tv_usec = u->stime % hz * (1000000 / hz);
+	ru->ru_utime.tv_sec = u->utime / 1000000;
+	ru->ru_utime.tv_usec = u->utime % 1000000;
+	ru->ru_stime.tv_sec = u->stime / 1000000;
+	ru->ru_stime.tv_usec = u->stime % 1000000;
 	ru->ru_maxrss = u->maxrss;
 	ru->ru_minflt = u->minflt;
 	ru->ru_majflt = u->majflt;
@@ -181,6 +197,12 @@ long sys_getrusage(struct task *t, const uint64_t *a)
 	return copy_to_guest(t, a[1], &ru, sizeof(ru)) < 0 ? -EFAULT : 0;
 }
 
+/* µs in clock ticks, as times(2) counts. */
+static clock_t ticks(unsigned long long us)
+{
+	return us / (1000000 / sysconf(_SC_CLK_TCK));
+}
+
 long sys_times(struct task *t, const uint64_t *a)
 {
 	struct tms tm = { 0 };
@@ -188,10 +210,10 @@ long sys_times(struct task *t, const uint64_t *a)
 	struct usage u;
 
 	proc_usage(t->p, &u);
-	tm.tms_utime = u.utime;
-	tm.tms_stime = u.stime;
-	tm.tms_cutime = t->p->usage_children.utime;
-	tm.tms_cstime = t->p->usage_children.stime;
+	tm.tms_utime = ticks(u.utime);
+	tm.tms_stime = ticks(u.stime);
+	tm.tms_cutime = ticks(t->p->usage_children.utime);
+	tm.tms_cstime = ticks(t->p->usage_children.stime);
 	if (a[0] && copy_to_guest(t, a[0], &tm, sizeof(tm)) < 0)
 		return -EFAULT;
 	return now;

@@ -7,6 +7,7 @@
 #ifndef UML_INTERNAL_H
 #define UML_INTERNAL_H
 
+#include <sys/resource.h>
 #include <sys/types.h>
 #include "uml.h"
 
@@ -15,7 +16,8 @@ struct skas_run;
 struct uml_ops {
 	int (*aspace_create)(struct uml_host *host, struct uml_aspace **asp,
 			     struct uml_thread **threadp);
-	void (*aspace_destroy)(struct uml_aspace *as);
+	/* Kill, reap and free; the usage of all it ran into @ru if given. */
+	void (*aspace_destroy)(struct uml_aspace *as, struct rusage *ru);
 	/* One validated operation; 0 or -errno. */
 	int (*mem_op)(struct uml_aspace *as, const struct uml_mem_op *op,
 		      void *batch);
@@ -75,6 +77,7 @@ struct uml_aspace {
 	int fd;				/* skas: the address-space fd */
 	pid_t leader;			/* skas: host thread-group leader */
 	pid_t leader_unreaped;		/* skas: gone, group still alive */
+	struct rusage usage;		/* of its host tasks reaped so far */
 };
 
 struct uml_thread {
@@ -114,6 +117,7 @@ void __uml_aspace_link(struct uml_host *host, struct uml_aspace *as);
 void __uml_aspace_unlink(struct uml_aspace *as);
 void __uml_thread_link(struct uml_aspace *as, struct uml_thread *t);
 void __uml_thread_unlink(struct uml_thread *t);
+void __uml_usage_add(struct rusage *to, const struct rusage *ru);
 
 /* ptrace backend internals shared between ptrace.c and ptrace_run.c. */
 struct uml_thread *__uml_pt_thread_new(struct uml_aspace *as, pid_t pid);
@@ -121,6 +125,7 @@ void __uml_pt_thread_free(struct uml_thread *t);
 struct uml_aspace *__uml_pt_aspace_new(struct uml_host *host, pid_t pid,
 				       int sock);
 int __uml_pt_wait(pid_t pid, int *status);
+int __uml_pt_wait_thread(struct uml_thread *t, int *status);
 long __uml_pt_inject(struct uml_thread *t, long nr, long a1, long a2,
 		     long a3, long a4, long a5, long a6);
 int __uml_pt_save(struct uml_thread *t, void *kregs);

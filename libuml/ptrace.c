@@ -72,6 +72,25 @@ int __uml_pt_wait(pid_t pid, int *status)
 	return r < 0 ? -errno : 0;
 }
 
+/*
+ * __uml_pt_wait() for the task of @t: a death's rusage (each stub is a
+ * process of its own) goes to the address space's.
+ */
+int __uml_pt_wait_thread(struct uml_thread *t, int *status)
+{
+	struct rusage ru;
+	pid_t r;
+
+	do {
+		r = wait4(t->pid, status, __WALL, &ru);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	if (!WIFSTOPPED(*status))
+		__uml_usage_add(&t->as->usage, &ru);
+	return 0;
+}
+
 struct uml_thread *__uml_pt_thread_new(struct uml_aspace *as, pid_t pid)
 {
 	struct uml_thread *t = calloc(1, sizeof(*t));
@@ -97,7 +116,7 @@ void __uml_pt_thread_free(struct uml_thread *t)
 	if (t->pid) {
 		syscall(SYS_pidfd_send_signal, t->pidfd, SIGKILL, NULL, 0);
 		/* Skip any stop still to be reported; reap the death. */
-		while (!__uml_pt_wait(t->pid, &status) && WIFSTOPPED(status))
+		while (!__uml_pt_wait_thread(t, &status) && WIFSTOPPED(status))
 			;
 		t->pid = 0;
 	}
@@ -125,10 +144,12 @@ struct uml_aspace *__uml_pt_aspace_new(struct uml_host *host, pid_t pid,
 	return as;
 }
 
-static void aspace_destroy(struct uml_aspace *as)
+static void aspace_destroy(struct uml_aspace *as, struct rusage *ru)
 {
 	while (as->threads)
 		__uml_pt_thread_free(as->threads);
+	if (ru)
+		*ru = as->usage;
 	close(as->memfd);
 	close(as->sock);
 	__uml_aspace_unlink(as);
@@ -182,7 +203,7 @@ static long inject_failed(struct uml_thread *t)
 
 	if (err != ESRCH)
 		return -err;
-	while (!__uml_pt_wait(t->pid, &status))
+	while (!__uml_pt_wait_thread(t, &status))
 		if (!WIFSTOPPED(status))
 			return inject_died(t, status);
 	return -ESRCH;
@@ -219,7 +240,7 @@ static long inject(struct uml_thread *t, const struct user_regs_struct *base,
 		if (ptrace(PTRACE_CONT, t->pid, 0, sig))
 			return inject_failed(t);
 		sig = 0;
-		ret = __uml_pt_wait(t->pid, &status);
+		ret = __uml_pt_wait_thread(t, &status);
 		if (ret)
 			return ret;
 		if (!WIFSTOPPED(status))
@@ -492,7 +513,7 @@ static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
 	if (!t) {
 		kill(pid, SIGKILL);
 		__uml_pt_wait(pid, &status);
-		aspace_destroy(as);
+		aspace_destroy(as, NULL);
 		return -ENOMEM;
 	}
 	n = stub_layout(pid, keep, 8, &as->info);
@@ -502,7 +523,7 @@ static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
 	if (!ret)
 		ret = setup_handlers(t);
 	if (ret) {
-		aspace_destroy(as);
+		aspace_destroy(as, NULL);
 		return ret;
 	}
 	t->interrupted = 0;

@@ -119,7 +119,7 @@ static void fault_info(struct uml_thread *t, int sig, struct uml_exit *ex)
 	if (ptrace(PTRACE_CONT, t->pid, 0, sig))
 		goto out;
 	for (;;) {
-		if (__uml_pt_wait(t->pid, &status))
+		if (__uml_pt_wait_thread(t, &status))
 			goto out;
 		if (!WIFSTOPPED(status)) {
 			t->exit_pending = 1;
@@ -196,6 +196,7 @@ static int load_regs(struct uml_thread *t)
 
 int __uml_pt_thread_run(struct uml_thread *t, struct uml_exit *ex)
 {
+	struct rusage ru;
 	int status, kicked = 0, ret;
 
 	memset(ex, 0, sizeof(*ex));
@@ -225,7 +226,7 @@ wait:
 	ret = 0;
 	t->running = 1;
 	for (;;) {
-		if (waitpid(t->pid, &status, __WALL) < 0) {
+		if (wait4(t->pid, &status, __WALL, &ru) < 0) {
 			if (errno != EINTR) {
 				ret = -errno;
 				break;
@@ -236,6 +237,7 @@ wait:
 			continue;
 		}
 		if (!WIFSTOPPED(status)) {
+			__uml_usage_add(&t->as->usage, &ru);
 			report_exit(t, status, ex);
 			break;
 		}

@@ -187,13 +187,21 @@ fail:
 	return NULL;
 }
 
-/* Reap our child @pid (a stub), restarting on EINTR; its wait status. */
-static int reap(pid_t pid)
+/*
+ * Reap our child @pid (a stub of @as), restarting on EINTR; its wait
+ * status.  A group leader's rusage is its whole group's: into as->usage
+ * (@as NULL: a stub that never was one's).
+ */
+static int reap(struct uml_aspace *as, pid_t pid)
 {
+	struct rusage ru;
 	int status = 0;
+	pid_t r;
 
-	while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+	while ((r = wait4(pid, &status, __WALL, &ru)) < 0 && errno == EINTR)
 		;
+	if (as && r == pid)
+		__uml_usage_add(&as->usage, &ru);
 	return status;
 }
 
@@ -227,10 +235,10 @@ void __uml_skas_thread_free(struct uml_thread *t)
 	if (t->pid && others && t->pid == as->leader)
 		as->leader_unreaped = t->pid;
 	else if (t->pid)
-		reap(t->pid);	/* ECHILD at once for a non-leader thread */
+		reap(as, t->pid);	/* ECHILD at once for a non-leader thread */
 	t->pid = 0;
 	if (!others && as->leader_unreaped) {
-		reap(as->leader_unreaped);
+		reap(as, as->leader_unreaped);
 		as->leader_unreaped = 0;
 	}
 	if (t->pidfd >= 0)
@@ -239,13 +247,15 @@ void __uml_skas_thread_free(struct uml_thread *t)
 	free(t);
 }
 
-static void aspace_destroy(struct uml_aspace *as)
+static void aspace_destroy(struct uml_aspace *as, struct rusage *ru)
 {
 	while (as->threads)
 		__uml_skas_thread_free(as->threads);
 	close(as->fd);
 	if (as->leader_unreaped)
-		reap(as->leader_unreaped);
+		reap(as, as->leader_unreaped);
+	if (ru)
+		*ru = as->usage;
 	__uml_aspace_unlink(as);
 	free(as);
 }
@@ -303,7 +313,7 @@ static int stub_failed(pid_t pid)
 	int status;
 
 	kill(pid, SIGKILL);
-	status = reap(pid);
+	status = reap(NULL, pid);
 	if (WIFEXITED(status) && WEXITSTATUS(status) &&
 	    WEXITSTATUS(status) != 127)
 		return -WEXITSTATUS(status);	/* SKAS_ATTACH's errno */
@@ -423,13 +433,13 @@ static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
 	}
 	tfd = create_fd(afd, SKAS_CREATE_THREAD);
 	if (tfd < 0) {
-		aspace_destroy(as);
+		aspace_destroy(as, NULL);
 		return tfd;
 	}
 	ret = stub_start(host, tfd, &pid);
 	if (ret) {
 		close(tfd);
-		aspace_destroy(as);
+		aspace_destroy(as, NULL);
 		return ret;
 	}
 	as->leader = pid;
@@ -437,8 +447,8 @@ static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
 	if (!t) {
 		ret = errno ? -errno : -ENOMEM;
 		kill(pid, SIGKILL);
-		reap(pid);
-		aspace_destroy(as);
+		reap(NULL, pid);
+		aspace_destroy(as, NULL);
 		return ret;
 	}
 	ret = stub_layout(pid, &as->info);
@@ -446,7 +456,7 @@ static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
 	if (!ret && !host->skas_xstate)
 		ret = __uml_skas_helper_setup(as);
 	if (ret) {
-		aspace_destroy(as);
+		aspace_destroy(as, NULL);
 		return ret;
 	}
 	*asp = as;

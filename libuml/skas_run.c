@@ -18,13 +18,20 @@
 #include "internal.h"
 #include "stub.h"
 
-/* Reap the host task of @t, dead (SKAS_EXIT_EXITED @e). */
+/*
+ * Reap the host task of @t, dead (SKAS_EXIT_EXITED @e); a group leader's
+ * rusage (its group's) goes to its address space's.
+ */
 void __uml_skas_reap_exit(struct uml_thread *t, const struct skas_exit_exited *e)
 {
+	struct rusage ru;
+	pid_t r;
 	int st;
 
-	while (waitpid(t->pid, &st, __WALL) < 0 && errno == EINTR)
+	while ((r = wait4(t->pid, &st, __WALL, &ru)) < 0 && errno == EINTR)
 		;
+	if (r == t->pid)
+		__uml_usage_add(&t->as->usage, &ru);
 	t->pid = 0;
 	t->exit_status = e->status;
 	t->end_cause = e->cause;	/* SKAS_END_* == UML_END_* */

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -198,7 +199,30 @@ int uml_aspace_create(struct uml_host *host, struct uml_aspace **asp,
 void uml_aspace_destroy(struct uml_aspace *as)
 {
 	if (as)
-		as->host->ops->aspace_destroy(as);
+		as->host->ops->aspace_destroy(as, NULL);
+}
+
+int uml_aspace_destroy_usage(struct uml_aspace *as, struct rusage *ru)
+{
+	if (!as || !ru)
+		return -EINVAL;
+	as->host->ops->aspace_destroy(as, ru);
+	return 0;
+}
+
+/* A reaped host task's @ru into @to: times and counts add, the peak is one. */
+void __uml_usage_add(struct rusage *to, const struct rusage *ru)
+{
+	timeradd(&to->ru_utime, &ru->ru_utime, &to->ru_utime);
+	timeradd(&to->ru_stime, &ru->ru_stime, &to->ru_stime);
+	if (ru->ru_maxrss > to->ru_maxrss)
+		to->ru_maxrss = ru->ru_maxrss;
+	to->ru_minflt += ru->ru_minflt;
+	to->ru_majflt += ru->ru_majflt;
+	to->ru_inblock += ru->ru_inblock;
+	to->ru_oublock += ru->ru_oublock;
+	to->ru_nvcsw += ru->ru_nvcsw;
+	to->ru_nivcsw += ru->ru_nivcsw;
 }
 
 int uml_aspace_info(const struct uml_aspace *as, struct uml_aspace_info *info)

@@ -139,6 +139,20 @@ int uml_aspace_create(struct uml_host *host, struct uml_aspace **asp,
  */
 void uml_aspace_destroy(struct uml_aspace *as);
 
+struct rusage;
+
+/**
+ * uml_aspace_destroy_usage() - uml_aspace_destroy(), and what it ran.
+ * @as: the address space.
+ * @ru: receives the host's usage of every host task that ran in @as,
+ *      its threads ended before included: wait4()'s rusage, summed (the
+ *      peak RSS is the largest).  A guest process's usage at its exit,
+ *      without a read of /proc.
+ *
+ * Return: 0, or -EINVAL (nothing done) if @as or @ru is NULL.
+ */
+int uml_aspace_destroy_usage(struct uml_aspace *as, struct rusage *ru);
+
 int uml_aspace_info(const struct uml_aspace *as, struct uml_aspace_info *info);
 
 enum uml_mem_op_kind {

@@ -4,6 +4,10 @@
  * guest threads (a second host task in the same address space); destroying
  * them leaves no host process behind.
  */
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+
 #include "libuml_test.h"
 
 FIXTURE(clone) {
@@ -255,6 +259,76 @@ TEST_F(clone, bad_clone_arguments)
 		EXPECT_EQ(-EOPNOTSUPP, uml_thread_clone(self->t, UML_CLONE_THREAD,
 							&c, NULL));
 	EXPECT_EQ(1, count_children());
+}
+
+struct kicker {
+	struct uml_thread *t;
+	int ms;
+};
+
+static void *kick_later(void *arg)
+{
+	struct kicker *k = arg;
+
+	usleep(k->ms * 1000);
+	uml_thread_kick(k->t);
+	return NULL;
+}
+
+/* Run @t (at a spin loop) for about @ms ms: 0, or -1. */
+static int spin_for(struct uml_thread *t, int ms)
+{
+	struct kicker k = { t, ms };
+	struct uml_exit ex;
+	pthread_t th;
+	int ret;
+
+	if (pthread_create(&th, NULL, kick_later, &k))
+		return -1;
+	ret = uml_thread_run(t, &ex);
+	pthread_join(th, NULL);
+	return ret || ex.reason != UML_EXIT_INTERRUPTED ? -1 : 0;
+}
+
+static long usec(const struct timeval *tv)
+{
+	return tv->tv_sec * 1000000L + tv->tv_usec;
+}
+
+/*
+ * uml_aspace_destroy_usage(): the CPU time of every thread that ran in the
+ * address space, one destroyed before included; bad input does nothing.
+ */
+TEST_F(clone, destroy_usage_holds_every_threads_time)
+{
+	int pid = uml_thread_host_tid(self->t);
+	struct uml_thread *c;
+	struct rusage ru;
+
+	UML_NEED_THREADS(variant->backend);
+
+	ASSERT_EQ(0, load_code(self->as, GUEST_CODE, code_spin,
+			       sizeof(code_spin)));
+	ASSERT_EQ(0, map_data(self->as, GUEST_DATA));
+	self->r->rip = GUEST_CODE;
+	self->r->rsp = GUEST_DATA + PAGE;
+	ASSERT_EQ(0, uml_thread_clone(self->t, UML_CLONE_THREAD, &c, NULL));
+	ASSERT_EQ(0, spin_for(c, 300));
+	uml_thread_destroy(c);
+	ASSERT_EQ(0, spin_for(self->t, 300));
+
+	EXPECT_EQ(-EINVAL, uml_aspace_destroy_usage(NULL, &ru));
+	EXPECT_EQ(-EINVAL, uml_aspace_destroy_usage(self->as, NULL));
+	EXPECT_TRUE(pid_exists(pid));		/* nothing done */
+	ASSERT_EQ(0, uml_aspace_destroy_usage(self->as, &ru));
+	self->as = NULL;
+	self->t = NULL;
+	EXPECT_FALSE(pid_exists(pid));
+	/* Two spins of 300 ms, mostly user time; not a whole group twice. */
+	EXPECT_GE(usec(&ru.ru_utime), 400000);
+	EXPECT_LT(usec(&ru.ru_utime) + usec(&ru.ru_stime), 1200000);
+	EXPECT_GT(ru.ru_maxrss, 0);
+	EXPECT_EQ(0, count_children());
 }
 
 TEST_HARNESS_MAIN
