@@ -394,14 +394,24 @@ static void on_cpu_sig(int sig, siginfo_t *si, void *uc)
 	cpu_code = si->si_code;
 }
 
+static volatile unsigned long spin_x;
+
+/*
+ * Burn user time until *@n reaches @want, for 20 s at most: a loop
+ * between two looks at the clock, which is a syscall under umlrun
+ * --no-fast (no vDSO) and would leave little user time per second.
+ */
 static void spin_until(volatile int *n, int want)
 {
 	struct timespec t0, t;
+	unsigned long i;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do
+	do {
+		for (i = 0; i < 1000000 && *n < want; i++)
+			spin_x += i;
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	while (*n < want && t.tv_sec - t0.tv_sec < 20);
+	} while (*n < want && t.tv_sec - t0.tv_sec < 20);
 }
 
 static long itimer(int which, long vs, long vus, long is, long ius,
