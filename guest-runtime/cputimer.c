@@ -7,11 +7,11 @@
  * keep them.
  *
  * The guest's threads are host tasks: their CPU time is the host's
- * (usage.c, in clock ticks).  It grows only while a guest thread runs,
- * and while one runs the runtime's 10 ms slice ends; the timers are
- * checked there (cpu_timers_check(), from sched.c), as the kernel checks
- * them at its tick, and before the runtime sleeps.  Only processes with a
- * timer armed or a CPU limit are sampled.
+ * (usage.c).  It grows only while a guest thread runs, and while one runs
+ * the runtime's 10 ms slice ends; the timers are checked there
+ * (cpu_timers_check(), from sched.c), as the kernel checks them at its
+ * tick, and before the runtime sleeps.  Only processes with a timer
+ * armed or a CPU limit are sampled.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -6,9 +6,10 @@
  * once it is reaped; two threads that burn 100 ms each and end add their
  * time to RUSAGE_SELF, each once, and none to the main thread's
  * RUSAGE_THREAD; a vfork child's 100 ms are its own, not its parent's;
- * bad input is refused.  Prints "rusage ok", or exits
- * with the number of the check that failed.  Runs natively too: the
- * expectations are the kernel's.
+ * wait4 says of a child what it said of itself (one with threads, one
+ * that lent its memory to a vfork child); bad input is refused.  Prints
+ * "rusage ok", or exits with the number of the check that failed.  Runs
+ * natively too: the expectations are the kernel's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,24 +40,21 @@ static void loop(void)
 }
 
 /*
- * Burn CPU until getrusage(RUSAGE_SELF) says 100 ms of user time (more
- * than the process had at the start, @base µs): the loops it took, or -1
- * after 20 s.
+ * Burn CPU until getrusage(@who) says @us of user time: 0, or -1 after
+ * 20 s.
  */
-static long burn_from(long base)
+static int burn_until(int who, long us)
 {
 	struct timespec t0, t1;
 	struct rusage ru;
-	long n = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		loop();
-		n++;
-		if (getrusage(RUSAGE_SELF, &ru))
+		if (getrusage(who, &ru))
 			return -1;
-		if (usec(&ru.ru_utime) - base >= 100000)
-			return n;
+		if (usec(&ru.ru_utime) >= us)
+			return 0;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (t1.tv_sec - t0.tv_sec > 20)
 			return -1;
@@ -65,58 +63,68 @@ static long burn_from(long base)
 
 static int burn(void)
 {
-	return burn_from(0) < 0 ? -1 : 0;
+	return burn_until(RUSAGE_SELF, 100000);
 }
 
-/* The loops the main thread took for its first 100 ms. */
-static long loops_100ms;
-
-/* A thread does those loops: its own user time then (µs), or -1. */
+/* A thread burns 100 ms by its own RUSAGE_THREAD: that figure then, or -1. */
 static void *burn_thread(void *arg)
 {
 	struct rusage ru;
-	long n;
 
 	(void)arg;
-	for (n = 0; n < loops_100ms; n++)
-		loop();
-	if (getrusage(RUSAGE_THREAD, &ru))
+	if (burn_until(RUSAGE_THREAD, 100000) || getrusage(RUSAGE_THREAD, &ru))
 		return (void *)-1L;
 	return (void *)usec(&ru.ru_utime);
 }
 
 /*
- * Two threads do the work of 100 ms each and end, one after the other:
- * each one's RUSAGE_THREAD says about that (not its process's), the
- * process's user time grows by what they used, each counted once (give
- * or take a clock tick each), and the main thread, waiting meanwhile,
- * burns none of it.  0, or the number of the check.
+ * Two threads burn, one after the other (two on one core's siblings would
+ * each be slow): 0, or -1; what each said in @r.
+ */
+static int two_threads(long r[2])
+{
+	pthread_t th;
+	void *v;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (pthread_create(&th, NULL, burn_thread, NULL) ||
+		    pthread_join(th, &v))
+			return -1;
+		r[i] = (long)v;
+	}
+	return 0;
+}
+
+/*
+ * The process has 300 ms; two threads burn 100 ms each by their own
+ * RUSAGE_THREAD and end, one after the other: that figure is theirs (a
+ * process's would be 300 ms and more from the start), the process's user
+ * time grows by what they used, each counted once (give or take a clock
+ * tick each), and the main thread, waiting meanwhile, burns none of it.
+ * 0, or the number of the check.
  */
 static int threads(void)
 {
 	struct rusage self0, self1, th0, th1;
-	pthread_t a, b;
-	void *ra, *rb;
-	long d, sum;
+	long r[2], d, sum;
 
-	if (getrusage(RUSAGE_SELF, &self0) || getrusage(RUSAGE_THREAD, &th0))
+	if (burn_until(RUSAGE_SELF, 300000) || getrusage(RUSAGE_SELF, &self0) ||
+	    getrusage(RUSAGE_THREAD, &th0))
 		return 12;
-	/* One after the other: two on one core's siblings would each be slow. */
-	if (pthread_create(&a, NULL, burn_thread, NULL) || pthread_join(a, &ra) ||
-	    pthread_create(&b, NULL, burn_thread, NULL) || pthread_join(b, &rb))
+	if (two_threads(r))
 		return 13;
-	if ((long)ra < 0 || (long)rb < 0)
+	if (r[0] < 0 || r[1] < 0)
 		return 14;
 	if (getrusage(RUSAGE_SELF, &self1) || getrusage(RUSAGE_THREAD, &th1))
 		return 15;
-	if ((long)ra < 40000 || (long)ra >= 180000 || (long)rb < 40000 ||
-	    (long)rb >= 180000) {
+	if (r[0] < 100000 || r[0] >= 250000 || r[1] < 100000 || r[1] >= 250000) {
 		printf("threads: RUSAGE_THREAD %ld and %ld us for 100 ms each\n",
-		       (long)ra, (long)rb);
+		       r[0], r[1]);
 		return 16;
 	}
 	d = usec(&self1.ru_utime) - usec(&self0.ru_utime);
-	sum = (long)ra + (long)rb;
+	sum = r[0] + r[1];
 	if (d < sum - 30000 || d >= sum + 60000) {
 		printf("threads: RUSAGE_SELF grew by %ld us, the threads used %ld\n",
 		       d, sum);
@@ -133,7 +141,7 @@ static int threads(void)
 /*
  * A vfork child (in its parent's memory, one host thread group with it
  * under skas) burns 100 ms: its wait4 rusage holds that, not its
- * parent's 300 ms before, and the parent's own time does not grow by it.
+ * parent's 500 ms before, and the parent's own time does not grow by it.
  */
 static int vfork_child(void)
 {
@@ -164,6 +172,63 @@ static int vfork_child(void)
 	return 0;
 }
 
+/* A vfork child of ours burns 100 ms in our memory: 0, or -1. */
+static int lend(void)
+{
+	pid_t c = vfork();
+	int st;
+
+	if (c == 0)
+		_exit(burn() < 0);
+	return c < 0 || waitpid(c, &st, 0) != c || st ? -1 : 0;
+}
+
+/*
+ * What a parent's wait4 says of a child, against what the child said of
+ * itself at its end (sent through a pipe): each thread once, nothing of
+ * another process.  A child that runs the two threads above; a child
+ * that lends its memory to a vfork child of its own (whose 100 ms then
+ * count as its children's, not its own).
+ */
+static int exit_usage(void)
+{
+	struct rusage ru;
+	long self, got, r[2];
+	int p[2], st;
+	pid_t pid;
+
+	for (int which = 0; which < 2; which++) {
+		if (pipe(p))
+			return 24;
+		pid = fork();
+		if (pid == 0) {
+			if (which == 0 && two_threads(r))
+				_exit(1);
+			if (which == 1 && lend())
+				_exit(1);
+			getrusage(RUSAGE_SELF, &ru);
+			self = usec(&ru.ru_utime);
+			if (which == 1) {
+				getrusage(RUSAGE_CHILDREN, &ru);
+				self += usec(&ru.ru_utime);
+			}
+			_exit(write(p[1], &self, sizeof(self)) != sizeof(self));
+		}
+		close(p[1]);
+		if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || st ||
+		    read(p[0], &self, sizeof(self)) != sizeof(self))
+			return 25;
+		close(p[0]);
+		got = usec(&ru.ru_utime);
+		if (self < 30000 || got < self - 30000 || got >= self + 50000) {
+			printf("%s: wait4 says %ld us, the child said %ld\n",
+			       which ? "a lender" : "threads", got, self);
+			return 26;
+		}
+	}
+	return 0;
+}
+
 int main(void)
 {
 	long hz = sysconf(_SC_CLK_TCK);
@@ -172,8 +237,7 @@ int main(void)
 	int st;
 	pid_t pid;
 
-	loops_100ms = burn_from(0);
-	if (loops_100ms < 0)
+	if (burn())
 		return 2;
 	if (getrusage(RUSAGE_SELF, &ru) || ru.ru_maxrss <= 0 || ru.ru_minflt <= 0)
 		return 3;
@@ -197,6 +261,8 @@ int main(void)
 	st = threads();
 	if (!st)
 		st = vfork_child();
+	if (!st)
+		st = exit_usage();
 	if (st)
 		return st;
 	errno = 0;
