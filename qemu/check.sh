@@ -52,16 +52,27 @@ add_counts() {
 }
 
 # Every failed subtest of the test logs, with the diagnostics it printed
-# (a run's middle may be cut where only its start and end are kept).
+# (a run's middle may be cut where only its start and end are kept): the
+# lines since the last subtest began (kselftest's "# RUN", run-tests.sh's
+# "# run:", the last ok), at most 30, then the "not ok", then the "#"
+# lines after it (busybox.sh's script and diff), at most 45.
 failures() {
 	local f
 	for f in "$logs"/native.log "$logs"/vm-*.log; do
 		[ -f "$f" ] || continue
 		awk -v name="${f##*/}" '
-			/^ *not ok / { print "# " name ": " $0; k = 30; next }
+			function flush(i) {
+				for (i = (n > 30 ? n - 30 : 0); i < n; i++)
+					print "#   " buf[i % 30]
+				n = 0
+			}
+			/^ *not ok / {
+				flush(); print "# " name ": " $0; k = 45; next
+			}
+			/^ *ok / || /^ *# +RUN / || /^ *# run: / { n = 0; k = 0; next }
 			k > 0 && /^ *#/ { print "#   " $0; k--; next }
-			{ k = 0 }' "$f"
-	done | head -n 400
+			{ k = 0; buf[n % 30] = $0; n++ }' "$f"
+	done | head -n 600
 }
 
 finish() {
