@@ -101,6 +101,7 @@ static int exec_unshare(struct task *t)
 	for (q = procs; q; q = q->next)
 		if (q->as == old && !q->as_shared)
 			fast_proc_inherit(t->p, q);	/* what the copy holds */
+	usage_as_left(t);	/* oth's times, before it goes */
 	t->th = th;
 	uml_thread_set_data(th, t);
 	t->p->as = as;

@@ -423,6 +423,7 @@ struct proc {
 	bool execed;		/* has exec'd since fork: setpgid EACCES */
 	struct ptimer *timers;	/* POSIX timers (timer.c) */
 	struct usage usage_done;	/* of its ended threads */
+	struct usage usage_left;	/* in an address space it left */
 	struct usage usage_children;	/* of its children reaped by wait */
 	int64_t itimer_next;	/* ITIMER_REAL: CLOCK_MONOTONIC ns, 0 = off */
 	int64_t itimer_interval;
@@ -477,6 +478,7 @@ struct rusage;
 void usage_thread_done(struct task *t);
 void usage_proc_done(struct proc *p);
 void usage_proc_exited(struct proc *p, const struct rusage *ru);
+void usage_as_left(struct task *t);
 void usage_reaped(struct proc *parent, struct proc *c);
 void usage_rusage_of(const struct proc *c, struct rusage *ru);
 void usage_cpu_ns(struct proc *p, uint64_t *user, uint64_t *sys);

@@ -133,7 +133,8 @@ void usage_proc_done(struct proc *p)
 
 /*
  * @p ended, and @ru is the host's usage of every task of its address
- * space: its ended threads' included, so it replaces what they left.
+ * space: its ended threads' included, so it replaces what they left;
+ * what it used in an address space it left before stays.
  */
 void usage_proc_exited(struct proc *p, const struct rusage *ru)
 {
@@ -144,6 +145,21 @@ void usage_proc_exited(struct proc *p, const struct rusage *ru)
 		.majflt = ru->ru_majflt,
 		.maxrss = ru->ru_maxrss,
 	};
+	usage_add(&p->usage_done, &p->usage_left);
+}
+
+/*
+ * @t, the one thread of its process, leaves the address space it shared
+ * (a vfork child's exec): what the process used there stays its own,
+ * which the host's usage of its next address space will not hold.
+ */
+void usage_as_left(struct task *t)
+{
+	struct usage u;
+
+	thread_times(t, &u);
+	usage_add(&t->p->usage_done, &u);
+	t->p->usage_left = t->p->usage_done;
 }
 
 /* @c is reaped by a wait: its parent's children get its figures. */

@@ -7,7 +7,8 @@
  * time to RUSAGE_SELF, each once, and none to the main thread's
  * RUSAGE_THREAD; a vfork child's 100 ms are its own, not its parent's;
  * wait4 says of a child what it said of itself (one with threads, one
- * that lent its memory to a vfork child); bad input is refused.  Prints
+ * that lent its memory to a vfork child), and of a vfork child that
+ * burned before it exec'd; bad input is refused.  Prints
  * "rusage ok", or exits with the number of the check that failed.  Runs
  * natively too: the expectations are the kernel's.
  */
@@ -15,6 +16,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/times.h>
@@ -229,7 +231,31 @@ static int exit_usage(void)
 	return 0;
 }
 
-int main(void)
+/* A vfork child burns 100 ms, then execs: its wait4 rusage has them. */
+static int vfork_exec(const char *self)
+{
+	struct rusage ru;
+	pid_t pid;
+	int st;
+
+	pid = vfork();
+	if (pid == 0) {
+		if (burn() == 0)
+			execl(self, self, "exit", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st))
+		return 27;
+	if (usec(&ru.ru_utime) < 90000) {
+		printf("vfork, exec: the child's user time %ld us\n",
+		       usec(&ru.ru_utime));
+		return 28;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	long hz = sysconf(_SC_CLK_TCK);
 	struct rusage ru;
@@ -237,6 +263,8 @@ int main(void)
 	int st;
 	pid_t pid;
 
+	if (argc == 2 && !strcmp(argv[1], "exit"))
+		return 0;
 	if (burn())
 		return 2;
 	if (getrusage(RUSAGE_SELF, &ru) || ru.ru_maxrss <= 0 || ru.ru_minflt <= 0)
@@ -263,6 +291,8 @@ int main(void)
 		st = vfork_child();
 	if (!st)
 		st = exit_usage();
+	if (!st)
+		st = vfork_exec(argv[0]);
 	if (st)
 		return st;
 	errno = 0;
