@@ -373,7 +373,7 @@ struct task {
 
 enum proc_state { PROC_ALIVE, PROC_ZOMBIE };
 
-/* CPU time (clock ticks), faults and peak RSS (kB): usage.c. */
+/* CPU time (µs), faults and peak RSS (kB): usage.c. */
 struct usage {
 	unsigned long long utime, stime;	/* µs */
 	unsigned long long minflt, majflt, maxrss;	/* maxrss: kB */

@@ -148,6 +148,7 @@ struct uml_regs *__uml_skas_regs(struct uml_thread *t);
 long __uml_skas_mem_rw(struct uml_aspace *as, void *buf, uint64_t addr,
 		       size_t len, int write);
 void __uml_skas_thread_free(struct uml_thread *t);
+int __uml_skas_reap(struct uml_aspace *as, pid_t pid);
 struct uml_thread *__uml_skas_thread_new(struct uml_aspace *as, int fd,
 					 pid_t pid);
 struct uml_aspace *__uml_skas_aspace_new(struct uml_host *host, int fd);

@@ -192,7 +192,7 @@ fail:
  * status.  A group leader's rusage is its whole group's: into as->usage
  * (@as NULL: a stub that never was one's).
  */
-static int reap(struct uml_aspace *as, pid_t pid)
+int __uml_skas_reap(struct uml_aspace *as, pid_t pid)
 {
 	struct rusage ru;
 	int status = 0;
@@ -234,11 +234,11 @@ void __uml_skas_thread_free(struct uml_thread *t)
 	close(t->fd);		/* the module ends the task, if still there */
 	if (t->pid && others && t->pid == as->leader)
 		as->leader_unreaped = t->pid;
-	else if (t->pid)
-		reap(as, t->pid);	/* ECHILD at once for a non-leader thread */
+	else if (t->pid)	/* ECHILD at once for a non-leader thread */
+		__uml_skas_reap(as, t->pid);
 	t->pid = 0;
 	if (!others && as->leader_unreaped) {
-		reap(as, as->leader_unreaped);
+		__uml_skas_reap(as, as->leader_unreaped);
 		as->leader_unreaped = 0;
 	}
 	if (t->pidfd >= 0)
@@ -253,7 +253,7 @@ static void aspace_destroy(struct uml_aspace *as, struct rusage *ru)
 		__uml_skas_thread_free(as->threads);
 	close(as->fd);
 	if (as->leader_unreaped)
-		reap(as, as->leader_unreaped);
+		__uml_skas_reap(as, as->leader_unreaped);
 	if (ru)
 		*ru = as->usage;
 	__uml_aspace_unlink(as);
@@ -313,7 +313,7 @@ static int stub_failed(pid_t pid)
 	int status;
 
 	kill(pid, SIGKILL);
-	status = reap(NULL, pid);
+	status = __uml_skas_reap(NULL, pid);
 	if (WIFEXITED(status) && WEXITSTATUS(status) &&
 	    WEXITSTATUS(status) != 127)
 		return -WEXITSTATUS(status);	/* SKAS_ATTACH's errno */
@@ -447,7 +447,7 @@ static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
 	if (!t) {
 		ret = errno ? -errno : -ENOMEM;
 		kill(pid, SIGKILL);
-		reap(NULL, pid);
+		__uml_skas_reap(NULL, pid);
 		aspace_destroy(as, NULL);
 		return ret;
 	}

@@ -24,14 +24,7 @@
  */
 void __uml_skas_reap_exit(struct uml_thread *t, const struct skas_exit_exited *e)
 {
-	struct rusage ru;
-	pid_t r;
-	int st;
-
-	while ((r = wait4(t->pid, &st, __WALL, &ru)) < 0 && errno == EINTR)
-		;
-	if (r == t->pid)
-		__uml_usage_add(&t->as->usage, &ru);
+	__uml_skas_reap(t->as, t->pid);
 	t->pid = 0;
 	t->exit_status = e->status;
 	t->end_cause = e->cause;	/* SKAS_END_* == UML_END_* */

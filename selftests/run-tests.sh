@@ -13,11 +13,12 @@
 # FILTER.  Runs from the repository root (or its copy in the VM).
 #
 # Each program prints TAP (kselftest style) and exits 0 (pass), 4 (skip) or
-# anything else (fail).  Its output is shown indented, then its time ("#
-# time: N s"), then one TAP line per program.  Counting is per subtest: "ok" lines are passes ("# SKIP" ones are
-# skips), "not ok" lines are failures.  A program that fails (non-zero, not 4:
-# crash, timeout, failed assertion) without printing a "not ok" adds one
-# failure; one that prints no TAP at all counts once by its exit status.
+# anything else (fail).  Its output is shown indented, then its time
+# ("# time: N s"), then one TAP line per program.  Counting is per
+# subtest: "ok" lines are passes ("# SKIP" ones are skips), "not ok" lines
+# are failures.  A program that fails (non-zero, not 4: crash, timeout,
+# failed assertion) without printing a "not ok" adds one failure; one that
+# prints no TAP at all counts once by its exit status.
 #
 # The last lines are "# counts: pass=P fail=F skip=S" (added up by the
 # harness) and "NAME: P passed, F failed, S skipped".  Exit status 0 only if
