@@ -68,6 +68,16 @@ static int burn(void)
 	return burn_until(RUSAGE_SELF, 100000);
 }
 
+/*
+ * A child's burn, which its parent then judges at 100 ms: 120 ms by its
+ * own view, as under umlrun that view (its thread's /proc figures) and
+ * the parent's (the host's wait4) are two roundings of one time.
+ */
+static int burn_child(void)
+{
+	return burn_until(RUSAGE_SELF, 120000);
+}
+
 /* A thread burns 100 ms by its own RUSAGE_THREAD: that figure then, or -1. */
 static void *burn_thread(void *arg)
 {
@@ -141,6 +151,24 @@ static int threads(void)
 }
 
 /*
+ * A vfork child that burns 120 ms in our memory, then execs @self with
+ * "exit" (NULL: exits): its pid, or -1.
+ */
+static pid_t vfork_burn(const char *self)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0) {
+		if (burn_child())
+			_exit(1);
+		if (self)
+			execl(self, self, "exit", (char *)NULL);
+		_exit(self ? 127 : 0);
+	}
+	return pid;
+}
+
+/*
  * A vfork child (in its parent's memory, one host thread group with it
  * under skas) burns 100 ms: its wait4 rusage holds that, not its
  * parent's 500 ms before, and the parent's own time does not grow by it.
@@ -154,9 +182,7 @@ static int vfork_child(void)
 
 	if (getrusage(RUSAGE_SELF, &self0))
 		return 19;
-	pid = vfork();
-	if (pid == 0)
-		_exit(burn() ? 1 : 0);
+	pid = vfork_burn(NULL);
 	if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) ||
 	    WEXITSTATUS(st))
 		return 20;
@@ -177,11 +203,9 @@ static int vfork_child(void)
 /* A vfork child of ours burns 100 ms in our memory: 0, or -1. */
 static int lend(void)
 {
-	pid_t c = vfork();
+	pid_t c = vfork_burn(NULL);
 	int st;
 
-	if (c == 0)
-		_exit(burn() < 0);
 	return c < 0 || waitpid(c, &st, 0) != c || st ? -1 : 0;
 }
 
@@ -238,12 +262,7 @@ static int vfork_exec(const char *self)
 	pid_t pid;
 	int st;
 
-	pid = vfork();
-	if (pid == 0) {
-		if (burn() == 0)
-			execl(self, self, "exit", (char *)NULL);
-		_exit(127);
-	}
+	pid = vfork_burn(self);
 	if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) ||
 	    WEXITSTATUS(st))
 		return 27;
@@ -277,7 +296,7 @@ int main(int argc, char **argv)
 		return 6;
 	pid = fork();
 	if (pid == 0)
-		_exit(burn() ? 1 : 0);
+		_exit(burn_child() ? 1 : 0);
 	if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		return 7;
 	if (usec(&ru.ru_utime) < 100000)
