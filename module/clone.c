@@ -161,8 +161,9 @@ long skas_thread_clone(struct skas_thread *t, void __user *uarg)
 		return -EPERM;
 	if (!READ_ONCE(t->attached))
 		return READ_ONCE(t->state) == SKAS_T_DEAD ? -ESRCH : -ENOENT;
-	if (!mutex_trylock(&t->run_lock))
-		return -EBUSY;
+	ret = skas_thread_lock(t);
+	if (ret)
+		return ret;
 
 	if (args.flags & SKAS_CLONE_THREAD) {
 		as = t->as;

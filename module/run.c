@@ -976,15 +976,49 @@ static long skas_thread_run_locked(struct skas_thread *t,
 	return skas_thread_wait_stop(t, req);
 }
 
+/**
+ * skas_thread_lock() - take @t's run_lock to drive @t.
+ * @t: the thread.
+ *
+ * A runtime with several threads cannot know that SKAS_MEM of another one
+ * chose @t to run its batch in, or that a clone or xstate call of another
+ * is using it: those hold run_lock briefly and are waited for (killably:
+ * a batch's mmap of a file may block).  A SKAS_RUN in progress is not:
+ * that is two drivers of one thread.
+ *
+ * Return: 0 with run_lock held, -EBUSY, or -EINTR (a fatal signal).
+ */
+int skas_thread_lock(struct skas_thread *t)
+{
+	if (mutex_trylock(&t->run_lock))
+		return 0;
+	if (READ_ONCE(t->in_run))
+		return -EBUSY;
+	return mutex_lock_killable(&t->run_lock);
+}
+
+/* skas_thread_run_locked() as a SKAS_RUN that holds run_lock throughout. */
+static long skas_thread_run_marked(struct skas_thread *t,
+				   struct skas_mem_req *req)
+{
+	long ret;
+
+	WRITE_ONCE(t->in_run, true);
+	ret = skas_thread_run_locked(t, req);
+	WRITE_ONCE(t->in_run, false);
+	return ret;
+}
+
 long skas_thread_run(struct skas_thread *t)
 {
 	long ret;
 
 	if (!uid_eq(current_euid(), t->as->owner))
 		return -EPERM;
-	if (!mutex_trylock(&t->run_lock))
-		return -EBUSY;
-	ret = skas_thread_run_locked(t, NULL);
+	ret = skas_thread_lock(t);
+	if (ret)
+		return ret;
+	ret = skas_thread_run_marked(t, NULL);
 	mutex_unlock(&t->run_lock);
 	return ret;
 }
@@ -1010,11 +1044,10 @@ long skas_thread_run_mem(struct skas_thread *t, void __user *uarg)
 	ret = skas_mem_batch_prepare(uarg, &args, &req);
 	if (ret)
 		goto out;
-	if (!mutex_trylock(&t->run_lock)) {
-		ret = -EBUSY;
+	ret = skas_thread_lock(t);
+	if (ret)
 		goto out;
-	}
-	ret = skas_thread_run_locked(t, req.count ? &req : NULL);
+	ret = skas_thread_run_marked(t, req.count ? &req : NULL);
 	mutex_unlock(&t->run_lock);
 	if (req.count) {
 		if (!ret)

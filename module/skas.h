@@ -143,7 +143,9 @@ struct skas_mem_req {
  * @rt_wq:      the runtime waits here (SKAS_RUN, poll)
  * @exit_status: the wait status of the dead host task
  * @end_cause:  SKAS_END_* if the module killed the guest (first one wins)
- * @run_lock:   one SKAS_RUN at a time
+ * @run_lock:   one user of the parked thread at a time: SKAS_RUN, a batch
+ *              (SKAS_MEM may pick any stopped thread), SKAS_CLONE, xstate
+ * @in_run:     a SKAS_RUN holds @run_lock (the others hold it briefly)
  * @stop_work:  task_work: park and report @ev (queued by the probes)
  * @kick_work:  task_work: park and report SKAS_EXIT_INTERRUPTED
  * @free_work:  the final free, run on skas_wq
@@ -189,7 +191,8 @@ struct skas_thread {
 	u32 end_cause;
 	wait_queue_head_t guest_wq;
 	wait_queue_head_t rt_wq;
-	struct mutex run_lock;		/* one SKAS_RUN at a time */
+	struct mutex run_lock;		/* one user of the parked thread */
+	bool in_run;
 	struct callback_head stop_work;
 	struct callback_head kick_work;
 	struct rcu_work free_work;
@@ -258,6 +261,7 @@ void skas_thread_exited(struct skas_thread *t, struct task_struct *task);
 
 /* run.c */
 void skas_run_init(struct skas_thread *t);
+int skas_thread_lock(struct skas_thread *t);
 long skas_thread_run(struct skas_thread *t);
 long skas_thread_run_mem(struct skas_thread *t, void __user *uarg);
 long skas_thread_kick(struct skas_thread *t);

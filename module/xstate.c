@@ -202,8 +202,9 @@ static long skas_xstate_run(struct skas_thread *t, int op, void *buf)
 				    .count = 1, .tmp_fd = -1, .xstate = buf };
 	long ret = 0;
 
-	if (!mutex_trylock(&t->run_lock))
-		return -EBUSY;
+	ret = skas_thread_lock(t);
+	if (ret)
+		return ret;
 	switch (READ_ONCE(t->state)) {
 	case SKAS_T_NEW:
 		ret = -ENOENT;
