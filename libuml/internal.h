@@ -7,6 +7,7 @@
 #ifndef UML_INTERNAL_H
 #define UML_INTERNAL_H
 
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include "uml.h"
@@ -50,13 +51,25 @@ struct uml_ops {
 	int (*set_policy)(struct uml_aspace *as, unsigned int nr,
 			  unsigned int action, int64_t value);
 	int (*set_thread_value)(struct uml_thread *t, int64_t value);
+	/* Optional: give up / take over driving (ptrace: the tracer). */
+	int (*thread_release)(struct uml_thread *t);
+	void (*thread_adopt)(struct uml_thread *t);
 };
 
+/*
+ * Locks: host->lock guards host->aspaces; as->lock guards as->threads,
+ * as->nthreads, as->usage and the skas leader fields, and is held while a
+ * thread is freed (its reap included).  A thread's own fields belong to
+ * the runtime thread driving it (t->owner), except t->pid, which kicks
+ * read.  host->pass_lock serializes fd passing (ptrace: forked address
+ * spaces share their stub socket).
+ */
 struct uml_host {
 	enum uml_backend backend;
 	const struct uml_ops *ops;
+	pthread_mutex_t lock;
+	pthread_mutex_t pass_lock;	/* ptrace: one fd passed at a time */
 	int stub_fd;			/* ptrace: memfd holding the stub ELF */
-	pid_t tracer;			/* ptrace: the thread that drives */
 	int dev_fd;			/* skas: /dev/skas */
 	unsigned int skas_clone:1;	/* skas: SKAS_CAP_CLONE */
 	unsigned int skas_clone_thread:1; /* skas: SKAS_CAP_CLONE_THREAD */
@@ -68,6 +81,7 @@ struct uml_host {
 
 struct uml_aspace {
 	struct uml_host *host;
+	pthread_mutex_t lock;
 	struct uml_aspace *next;	/* in host->aspaces */
 	struct uml_aspace_info info;
 	struct uml_thread *threads;	/* list */
@@ -85,6 +99,7 @@ struct uml_thread {
 	struct uml_aspace *as;
 	struct uml_thread *next;	/* in as->threads */
 	void *data;
+	pid_t owner;			/* the runtime thread driving it; 0: none */
 	volatile pid_t pid;		/* host tid; 0 once reaped */
 	int pidfd;			/* for kicks that cannot hit a reused pid */
 	int exit_status;		/* valid when exit_pending */
@@ -96,6 +111,17 @@ struct uml_thread {
 	int fd;				/* skas: the thread fd */
 	struct skas_run *run;		/* skas: its mmapped run page */
 };
+
+/* Its host task is reaped (or lost): kicks and other threads read pid. */
+static inline void __uml_thread_gone(struct uml_thread *t)
+{
+	__atomic_store_n(&t->pid, 0, __ATOMIC_RELEASE);
+}
+
+static inline pid_t __uml_thread_pid(const struct uml_thread *t)
+{
+	return __atomic_load_n(&t->pid, __ATOMIC_ACQUIRE);
+}
 
 extern const struct uml_ops __uml_ptrace_ops;
 extern const struct uml_ops __uml_skas_ops;
@@ -118,6 +144,12 @@ void __uml_aspace_unlink(struct uml_aspace *as);
 void __uml_thread_link(struct uml_aspace *as, struct uml_thread *t);
 void __uml_thread_unlink(struct uml_thread *t);
 void __uml_usage_add(struct rusage *to, const struct rusage *ru);
+/* __uml_usage_add() into as->usage, under as->lock. */
+void __uml_aspace_usage_add(struct uml_aspace *as, const struct rusage *ru);
+/* The calling thread's tid, cached. */
+pid_t __uml_self(void);
+/* A live thread of @as that the caller drives and that is not running. */
+struct uml_thread *__uml_driven_thread(struct uml_aspace *as);
 
 /* ptrace backend internals shared between ptrace.c and ptrace_run.c. */
 struct uml_thread *__uml_pt_thread_new(struct uml_aspace *as, pid_t pid);

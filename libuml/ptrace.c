@@ -56,7 +56,6 @@ int __uml_ptrace_host_init(struct uml_host *host)
 	if (fd < 0)
 		return fd;
 	host->stub_fd = fd;
-	host->tracer = gettid();
 	host->ops = &__uml_ptrace_ops;
 	return 0;
 }
@@ -87,7 +86,7 @@ int __uml_pt_wait_thread(struct uml_thread *t, int *status)
 	if (r < 0)
 		return -errno;
 	if (!WIFSTOPPED(*status))
-		__uml_usage_add(&t->as->usage, &ru);
+		__uml_aspace_usage_add(t->as, &ru);
 	return 0;
 }
 
@@ -118,7 +117,7 @@ void __uml_pt_thread_free(struct uml_thread *t)
 		/* Skip any stop still to be reported; reap the death. */
 		while (!__uml_pt_wait_thread(t, &status) && WIFSTOPPED(status))
 			;
-		t->pid = 0;
+		__uml_thread_gone(t);
 	}
 	close(t->pidfd);
 	__uml_thread_unlink(t);
@@ -189,7 +188,7 @@ static long inject_died(struct uml_thread *t, int status)
 {
 	t->exit_pending = 1;
 	t->exit_status = status;
-	t->pid = 0;
+	__uml_thread_gone(t);
 	return -ESRCH;
 }
 
@@ -312,8 +311,17 @@ static void __attribute__((noreturn)) stub_child(int stub_fd, int sock,
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(127);
+	/* Its own process group: see thread_release(). */
+	setpgid(0, 0);
 	for (sig = 1; sig < 65; sig++)
 		sigaction(sig, &sa, NULL);
+	/*
+	 * A kick (SIGUSR1) still stops a traced stub (a tracer sees ignored
+	 * signals too), but one that reaches a released stub is dropped
+	 * instead of killing it: see thread_adopt().
+	 */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGUSR1, &sa, NULL);
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 
@@ -491,8 +499,6 @@ static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
 	int sv[2], ret, n, status;
 	pid_t pid = 0;
 
-	if (gettid() != host->tracer)
-		return -EPERM;
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
 		return -errno;
 	ret = stub_start(host, sv[1], &pid);
@@ -542,34 +548,17 @@ struct batch {
 	int sfd;	/* its number in the stub */
 };
 
-static struct uml_thread *live_thread(struct uml_aspace *as)
-{
-	struct uml_thread *t;
-
-	for (t = as->threads; t; t = t->next)
-		if (t->pid)
-			return t;
-	return NULL;
-}
-
 static void *mem_batch_begin(struct uml_aspace *as, int *err)
 {
-	struct batch *b;
+	struct batch *b = calloc(1, sizeof(*b));
 
-	if (gettid() != as->host->tracer) {
-		*err = -EPERM;
-		return NULL;
-	}
-	b = calloc(1, sizeof(*b));
 	if (!b) {
 		*err = -ENOMEM;
 		return NULL;
 	}
 	b->rfd = -1;
-	/* Any live task of the address space will do; skip killed ones. */
-	for (b->t = as->threads; b->t; b->t = b->t->next) {
-		if (!b->t->pid)
-			continue;
+	/* A stopped task the caller traces; skip killed ones. */
+	while ((b->t = __uml_driven_thread(as))) {
 		*err = __uml_pt_save(b->t, &b->saved);
 		if (!*err)
 			return b;
@@ -680,7 +669,7 @@ static int stub_recv_fd(struct batch *b, int *sfdp, uint64_t *seq)
  * there.  Messages carry a sequence number, so a message left behind by an
  * earlier failure can never be taken for this one: stale ones are closed.
  */
-static int pass_fd(struct batch *b, int fd)
+static int pass_fd_locked(struct batch *b, int fd)
 {
 	static uint64_t next_seq;
 	uint64_t seq = __atomic_add_fetch(&next_seq, 1, __ATOMIC_RELAXED);
@@ -688,9 +677,6 @@ static int pass_fd(struct batch *b, int fd)
 	long a[6] = { 0 };
 	int ret, sfd = -1, i;
 
-	if (b->rfd == fd)
-		return 0;
-	batch_close_fd(b);
 	ret = send_fd(b->t->as->sock, fd, seq);
 	if (ret)
 		return ret;
@@ -711,6 +697,21 @@ static int pass_fd(struct batch *b, int fd)
 			return -EBADF;
 	}
 	return -EIO;
+}
+
+/* Forked address spaces share the socket: one message at a time. */
+static int pass_fd(struct batch *b, int fd)
+{
+	pthread_mutex_t *lock = &b->t->as->host->pass_lock;
+	int ret;
+
+	if (b->rfd == fd)
+		return 0;
+	batch_close_fd(b);
+	pthread_mutex_lock(lock);
+	ret = pass_fd_locked(b, fd);
+	pthread_mutex_unlock(lock);
+	return ret;
 }
 
 static int mem_op(struct uml_aspace *as, const struct uml_mem_op *op, void *p)
@@ -810,7 +811,12 @@ static int aspace_reset(struct uml_aspace *as)
 
 /* ---- guest memory ----------------------------------------------------- */
 
-/* Fallback for pages the guest cannot access itself: FOLL_FORCE paths. */
+/*
+ * Through /proc/PID/mem, which is the address space's whatever task
+ * lives: for pages the guest cannot access itself (FOLL_FORCE), and for a
+ * caller that drives no thread of it (no pid of a task someone else may
+ * reap meanwhile).
+ */
 static long mem_force(struct uml_aspace *as, void *buf, uint64_t addr,
 		      size_t len, int write)
 {
@@ -823,9 +829,9 @@ static long mem_force(struct uml_aspace *as, void *buf, uint64_t addr,
 	if (r > 0)
 		return r;
 	/* /proc/PID/mem may be restricted: word by word with PEEK/POKE. */
-	t = live_thread(as);
+	t = __uml_driven_thread(as);
 	if (!t)
-		return -ESRCH;
+		return -EFAULT;
 	while (done < len) {
 		uint64_t a = (addr + done) & ~7ULL;
 		size_t off = (addr + done) & 7, n = 8 - off;
@@ -848,15 +854,26 @@ static long mem_force(struct uml_aspace *as, void *buf, uint64_t addr,
 	return done ? (long)done : -EFAULT;
 }
 
+static int any_alive(struct uml_aspace *as)
+{
+	struct uml_thread *t;
+
+	pthread_mutex_lock(&as->lock);
+	for (t = as->threads; t && !__uml_thread_pid(t); t = t->next)
+		;
+	pthread_mutex_unlock(&as->lock);
+	return !!t;
+}
+
 static long mem_rw(struct uml_aspace *as, void *buf, uint64_t addr,
 		   size_t len, int write)
 {
-	struct uml_thread *t = live_thread(as);
+	struct uml_thread *t = __uml_driven_thread(as);
 	struct iovec local, remote;
 	size_t done = 0;
 	ssize_t r;
 
-	if (!t)
+	if (!t && !any_alive(as))
 		return -ESRCH;
 	if (addr + len < addr)
 		return -EFAULT;
@@ -865,7 +882,8 @@ static long mem_rw(struct uml_aspace *as, void *buf, uint64_t addr,
 		local.iov_len = len - done;
 		remote.iov_base = (void *)(uintptr_t)(addr + done);
 		remote.iov_len = len - done;
-		r = write ? process_vm_writev(t->pid, &local, 1, &remote, 1, 0)
+		r = !t ? 0 :
+		    write ? process_vm_writev(t->pid, &local, 1, &remote, 1, 0)
 			  : process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
 		if (r <= 0) {
 			r = mem_force(as, (char *)buf + done, addr + done,
@@ -895,6 +913,83 @@ static void thread_destroy(struct uml_thread *t)
 	__uml_pt_thread_free(t);
 }
 
+/* ---- changing drivers ------------------------------------------------- */
+
+/*
+ * The tracer detaches, leaving the stub stopped.  The SIGSTOP is queued
+ * while the stub is held in its ptrace stop, so it takes effect on the way
+ * back to user mode, before any guest instruction, whatever stop that was
+ * (PTRACE_DETACH's own signal is ignored in an event stop).  Untraced, the
+ * stub is covered by its process group (stub_child()): if the runtime
+ * dies, the group is orphaned with a stopped member, and the kernel's
+ * SIGHUP ends it.  The first stub's PR_SET_PDEATHSIG goes: it fires when
+ * the thread that forked the stub exits, no longer the one that drives it.
+ */
+static int thread_release(struct uml_thread *t)
+{
+	struct rusage ru;
+	int status;
+	pid_t r;
+
+	if (t->pid)
+		__uml_pt_inject(t, SYS_prctl, PR_SET_PDEATHSIG, 0, 0, 0, 0, 0);
+	if (!t->pid)	/* dead: its driver-to-be reports it */
+		return 0;
+	if (syscall(SYS_pidfd_send_signal, t->pidfd, SIGSTOP, NULL, 0) ||
+	    ptrace(PTRACE_DETACH, t->pid, 0, 0))
+		/* ESRCH: killed meanwhile; any thread can reap it. */
+		return errno == ESRCH ? 0 : -errno;
+	/* Only a group stop that happened counts for the orphaned group. */
+	do {
+		r = wait4(t->pid, &status, WUNTRACED | __WALL, &ru);
+	} while (r < 0 && errno == EINTR);
+	if (r == t->pid && !WIFSTOPPED(status)) {
+		__uml_aspace_usage_add(t->as, &ru);
+		inject_died(t, status);
+	}
+	return 0;
+}
+
+/* Wait for @t's next stop: 0 if by @sig, else -1 (dead: exit_pending). */
+static int adopt_wait(struct uml_thread *t, int sig)
+{
+	int status;
+
+	while (!__uml_pt_wait_thread(t, &status)) {
+		if (!WIFSTOPPED(status)) {
+			inject_died(t, status);
+			return -1;
+		}
+		if (WSTOPSIG(status) == sig)
+			return 0;
+		if (ptrace(PTRACE_CONT, t->pid, 0, 0))
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * Attach as the new tracer and take the stub's first stop: the SIGSTOP's
+ * signal-delivery stop, or its group stop trapped again (a SIGSTOP event
+ * stop).  Then end the group stop with a SIGCONT, which the stub takes
+ * before any user instruction: a stop still in effect would keep the
+ * next release's from being reported (and SIGCONT drops a SIGSTOP still
+ * queued).  A kick that came since the release was dropped (or, sent just
+ * before it, is discarded now): the first run reports an interruption, so
+ * that none is lost.
+ */
+static void thread_adopt(struct uml_thread *t)
+{
+	t->interrupted = 1;
+	if (!t->pid || ptrace(PTRACE_SEIZE, t->pid, 0, STUB_OPTIONS))
+		return;		/* gone: its next run collects the death */
+	if (adopt_wait(t, SIGSTOP) ||
+	    syscall(SYS_pidfd_send_signal, t->pidfd, SIGCONT, NULL, 0) ||
+	    ptrace(PTRACE_CONT, t->pid, 0, 0))
+		return;
+	adopt_wait(t, SIGCONT);
+}
+
 const struct uml_ops __uml_ptrace_ops = {
 	.aspace_create = aspace_create,
 	.aspace_destroy = aspace_destroy,
@@ -913,4 +1008,6 @@ const struct uml_ops __uml_ptrace_ops = {
 	.take_xstate = take_xstate,
 	.thread_clone = __uml_pt_thread_clone,
 	.thread_destroy = thread_destroy,
+	.thread_release = thread_release,
+	.thread_adopt = thread_adopt,
 };

@@ -49,7 +49,7 @@ static int is_fault(const siginfo_t *si)
 
 static void report_exit(struct uml_thread *t, int status, struct uml_exit *ex)
 {
-	t->pid = 0;
+	__uml_thread_gone(t);
 	t->dead = 1;
 	t->exit_pending = 0;
 	ex->reason = UML_EXIT_EXITED;
@@ -124,7 +124,7 @@ static void fault_info(struct uml_thread *t, int sig, struct uml_exit *ex)
 		if (!WIFSTOPPED(status)) {
 			t->exit_pending = 1;
 			t->exit_status = status;
-			t->pid = 0;
+			__uml_thread_gone(t);
 			goto out;
 		}
 		if (WSTOPSIG(status) == SIGTRAP && !(status >> 16) &&
@@ -200,8 +200,6 @@ int __uml_pt_thread_run(struct uml_thread *t, struct uml_exit *ex)
 	int status, kicked = 0, ret;
 
 	memset(ex, 0, sizeof(*ex));
-	if (gettid() != t->as->host->tracer)
-		return -EPERM;
 	if (t->dead)
 		return -ESRCH;
 	if (t->running)
@@ -237,7 +235,7 @@ wait:
 			continue;
 		}
 		if (!WIFSTOPPED(status)) {
-			__uml_usage_add(&t->as->usage, &ru);
+			__uml_aspace_usage_add(t->as, &ru);
 			report_exit(t, status, ex);
 			break;
 		}
@@ -261,7 +259,7 @@ wait:
 
 int __uml_pt_thread_kick(struct uml_thread *t)
 {
-	if (!t->pid)
+	if (!__uml_thread_pid(t))
 		return -ESRCH;
 	if (syscall(SYS_pidfd_send_signal, t->pidfd, SIGKICK, NULL, 0))
 		return -errno;
@@ -346,8 +344,6 @@ int __uml_pt_thread_clone(struct uml_thread *parent, unsigned int flags,
 	pid_t cpid = 0;
 	long ret;
 
-	if (gettid() != as->host->tracer)
-		return -EPERM;
 	if (!parent->pid)
 		return -ESRCH;
 	if (flags & UML_CLONE_THREAD)

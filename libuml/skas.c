@@ -201,7 +201,7 @@ int __uml_skas_reap(struct uml_aspace *as, pid_t pid)
 	while ((r = wait4(pid, &status, __WALL, &ru)) < 0 && errno == EINTR)
 		;
 	if (as && r == pid)
-		__uml_usage_add(&as->usage, &ru);
+		__uml_aspace_usage_add(as, &ru);
 	return status;
 }
 
@@ -210,7 +210,7 @@ static int others_alive(const struct uml_thread *t)
 	const struct uml_thread *o;
 
 	for (o = t->as->threads; o; o = o->next)
-		if (o != t && o->pid)
+		if (o != t && __uml_thread_pid(o))
 			return 1;
 	return 0;
 }
@@ -221,26 +221,38 @@ static int others_alive(const struct uml_thread *t)
  * SKAS_CLONE_THREAD), whose leader is the runtime's child: a SIGKILL to
  * any of them would end them all, so one thread among others is ended by
  * closing its fd (the module makes it exit by itself), and the leader can
- * only be reaped once the whole group is gone.
+ * only be reaped once the whole group is gone.  What to do is decided
+ * under as->lock, so that of two threads freed at once the second reaps
+ * the leader; the reaps themselves wait outside it.
  */
 void __uml_skas_thread_free(struct uml_thread *t)
 {
 	struct uml_aspace *as = t->as;
-	int others = others_alive(t);
+	pid_t pid, leader = 0;
+	int others;
 
-	if (t->pid && !others && t->pidfd >= 0)
+	pthread_mutex_lock(&as->lock);
+	others = others_alive(t);
+	pid = t->pid;
+	__uml_thread_gone(t);
+	if (pid && others && pid == as->leader) {
+		as->leader_unreaped = pid;
+		pid = 0;
+	}
+	if (!others) {
+		leader = as->leader_unreaped;
+		as->leader_unreaped = 0;
+	}
+	pthread_mutex_unlock(&as->lock);
+
+	if (pid && !others && t->pidfd >= 0)
 		syscall(SYS_pidfd_send_signal, t->pidfd, SIGKILL, NULL, 0);
 	munmap(t->run, SKAS_RUN_PAGE_SIZE);
 	close(t->fd);		/* the module ends the task, if still there */
-	if (t->pid && others && t->pid == as->leader)
-		as->leader_unreaped = t->pid;
-	else if (t->pid)	/* ECHILD at once for a non-leader thread */
-		__uml_skas_reap(as, t->pid);
-	t->pid = 0;
-	if (!others && as->leader_unreaped) {
-		__uml_skas_reap(as, as->leader_unreaped);
-		as->leader_unreaped = 0;
-	}
+	if (pid)		/* ECHILD at once for a non-leader thread */
+		__uml_skas_reap(as, pid);
+	if (leader)
+		__uml_skas_reap(as, leader);
 	if (t->pidfd >= 0)
 		close(t->pidfd);
 	__uml_thread_unlink(t);

@@ -25,7 +25,7 @@
 void __uml_skas_reap_exit(struct uml_thread *t, const struct skas_exit_exited *e)
 {
 	__uml_skas_reap(t->as, t->pid);
-	t->pid = 0;
+	__uml_thread_gone(t);
 	t->exit_status = e->status;
 	t->end_cause = e->cause;	/* SKAS_END_* == UML_END_* */
 }
@@ -99,9 +99,10 @@ int __uml_skas_thread_run(struct uml_thread *t, struct uml_exit *ex)
 	return run_once(t, ex);
 }
 
+/* From any thread: only pid is read (gone: dead, or its death pending). */
 int __uml_skas_thread_kick(struct uml_thread *t)
 {
-	if (t->dead || t->exit_pending || !t->pid)
+	if (!__uml_thread_pid(t))
 		return -ESRCH;
 	return ioctl(t->fd, SKAS_KICK, 0) ? -errno : 0;
 }

@@ -111,6 +111,8 @@ int uml_host_open(struct uml_host **hostp, enum uml_backend backend)
 	if (!host)
 		return -ENOMEM;
 	host->backend = backend;
+	pthread_mutex_init(&host->lock, NULL);
+	pthread_mutex_init(&host->pass_lock, NULL);
 	host->stub_fd = -1;
 	host->dev_fd = -1;
 	host->vsyscall_filter = __uml_host_emulates_vsyscall();
@@ -119,6 +121,8 @@ int uml_host_open(struct uml_host **hostp, enum uml_backend backend)
 	else
 		ret = __uml_ptrace_host_init(host);
 	if (ret) {
+		pthread_mutex_destroy(&host->pass_lock);
+		pthread_mutex_destroy(&host->lock);
 		free(host);
 		return ret;
 	}
@@ -136,6 +140,8 @@ void uml_host_close(struct uml_host *host)
 		close(host->stub_fd);
 	if (host->dev_fd >= 0)
 		close(host->dev_fd);
+	pthread_mutex_destroy(&host->pass_lock);
+	pthread_mutex_destroy(&host->lock);
 	free(host);
 }
 
@@ -146,44 +152,145 @@ enum uml_backend uml_host_backend(const struct uml_host *host)
 
 /* ---- bookkeeping ------------------------------------------------------ */
 
+static __thread pid_t self_tid;
+static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+
+static void self_forget(void)
+{
+	self_tid = 0;	/* a fork child's thread is another one */
+}
+
+static void self_init(void)
+{
+	pthread_atfork(NULL, NULL, self_forget);
+}
+
+pid_t __uml_self(void)
+{
+	if (!self_tid) {
+		pthread_once(&self_once, self_init);
+		self_tid = gettid();
+	}
+	return self_tid;
+}
+
 void __uml_aspace_link(struct uml_host *host, struct uml_aspace *as)
 {
 	as->host = host;
+	pthread_mutex_init(&as->lock, NULL);
+	pthread_mutex_lock(&host->lock);
 	as->next = host->aspaces;
 	host->aspaces = as;
+	pthread_mutex_unlock(&host->lock);
 }
 
 void __uml_aspace_unlink(struct uml_aspace *as)
 {
 	struct uml_aspace **p;
 
+	pthread_mutex_lock(&as->host->lock);
 	for (p = &as->host->aspaces; *p; p = &(*p)->next) {
 		if (*p == as) {
 			*p = as->next;
-			return;
+			break;
 		}
 	}
+	pthread_mutex_unlock(&as->host->lock);
+	pthread_mutex_destroy(&as->lock);
 }
 
+/* A new thread is driven by its creator. */
 void __uml_thread_link(struct uml_aspace *as, struct uml_thread *t)
 {
 	t->as = as;
+	t->owner = __uml_self();
+	pthread_mutex_lock(&as->lock);
 	t->next = as->threads;
 	as->threads = t;
 	as->nthreads++;
+	pthread_mutex_unlock(&as->lock);
 }
 
 void __uml_thread_unlink(struct uml_thread *t)
 {
 	struct uml_thread **p;
 
+	pthread_mutex_lock(&t->as->lock);
 	for (p = &t->as->threads; *p; p = &(*p)->next) {
 		if (*p == t) {
 			*p = t->next;
 			t->as->nthreads--;
-			return;
+			break;
 		}
 	}
+	pthread_mutex_unlock(&t->as->lock);
+}
+
+struct uml_thread *__uml_driven_thread(struct uml_aspace *as)
+{
+	pid_t self = __uml_self();
+	struct uml_thread *t;
+
+	pthread_mutex_lock(&as->lock);
+	for (t = as->threads; t; t = t->next)
+		if (__atomic_load_n(&t->owner, __ATOMIC_ACQUIRE) == self &&
+		    t->pid && !t->running)
+			break;
+	pthread_mutex_unlock(&as->lock);
+	return t;
+}
+
+/* Does the caller drive a thread of @as (alive or not)?  0 or -EPERM. */
+static int aspace_driven(struct uml_aspace *as)
+{
+	pid_t self = __uml_self();
+	struct uml_thread *t;
+
+	pthread_mutex_lock(&as->lock);
+	for (t = as->threads; t; t = t->next)
+		if (__atomic_load_n(&t->owner, __ATOMIC_ACQUIRE) == self)
+			break;
+	pthread_mutex_unlock(&as->lock);
+	return t ? 0 : -EPERM;
+}
+
+/*
+ * May the caller drive @t?  A thread nobody drives (uml_thread_release())
+ * becomes the caller's; one that another runtime thread drives is not.
+ */
+static int thread_drive(struct uml_thread *t)
+{
+	pid_t self = __uml_self(), none = 0;
+
+	if (__atomic_load_n(&t->owner, __ATOMIC_ACQUIRE) == self)
+		return 0;
+	if (!__atomic_compare_exchange_n(&t->owner, &none, self, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return -EPERM;
+	if (t->as->host->ops->thread_adopt)
+		t->as->host->ops->thread_adopt(t);
+	return 0;
+}
+
+int uml_thread_release(struct uml_thread *t)
+{
+	const struct uml_ops *ops;
+	int ret;
+
+	if (!t)
+		return -EINVAL;
+	ret = __atomic_load_n(&t->owner, __ATOMIC_ACQUIRE);
+	if (!ret)
+		return 0;
+	if (ret != __uml_self())
+		return -EPERM;
+	if (t->running)
+		return -EBUSY;
+	ops = t->as->host->ops;
+	ret = ops->thread_release ? ops->thread_release(t) : 0;
+	if (!ret)
+		__atomic_store_n(&t->owner, 0, __ATOMIC_RELEASE);
+	return ret;
 }
 
 /* ---- address spaces --------------------------------------------------- */
@@ -208,6 +315,13 @@ int uml_aspace_destroy_usage(struct uml_aspace *as, struct rusage *ru)
 		return -EINVAL;
 	as->host->ops->aspace_destroy(as, ru);
 	return 0;
+}
+
+void __uml_aspace_usage_add(struct uml_aspace *as, const struct rusage *ru)
+{
+	pthread_mutex_lock(&as->lock);
+	__uml_usage_add(&as->usage, ru);
+	pthread_mutex_unlock(&as->lock);
 }
 
 /* A reaped host task's @ru into @to: times and counts add, the peak is one. */
@@ -320,6 +434,9 @@ int uml_aspace_mem(struct uml_aspace *as, const struct uml_mem_op *ops,
 		ret = -EINVAL;
 	if (ret || !n)
 		goto out;
+	ret = aspace_driven(as);
+	if (ret)
+		goto out;
 	b = as->host->ops;
 	if (b->mem_batch)
 		return mem_whole(as, ops, n, err);
@@ -383,11 +500,18 @@ int uml_aspace_protect(struct uml_aspace *as, uint64_t addr, uint64_t len,
 
 int uml_aspace_reset(struct uml_aspace *as)
 {
+	struct uml_thread *t;
+	int ret;
+
 	if (!as)
 		return -EINVAL;
-	if (as->nthreads != 1)
+	pthread_mutex_lock(&as->lock);
+	t = as->nthreads == 1 ? as->threads : NULL;
+	pthread_mutex_unlock(&as->lock);
+	if (!t)
 		return -EBUSY;
-	return as->host->ops->aspace_reset(as);
+	ret = thread_drive(t);
+	return ret ? ret : as->host->ops->aspace_reset(as);
 }
 
 long uml_mem_read(struct uml_aspace *as, void *buf, uint64_t addr, size_t len)
@@ -452,8 +576,13 @@ struct uml_regs *uml_thread_regs(struct uml_thread *t)
 
 int uml_thread_run(struct uml_thread *t, struct uml_exit *ex)
 {
+	int ret;
+
 	if (!t || !ex)
 		return -EINVAL;
+	ret = thread_drive(t);
+	if (ret)
+		return ret;
 	return t->as->host->ops->thread_run(t, ex);
 }
 
@@ -466,48 +595,78 @@ int uml_thread_kick(struct uml_thread *t)
 
 int uml_thread_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp)
 {
+	int ret;
+
 	if (!t || !fp)
 		return -EINVAL;
+	ret = thread_drive(t);
+	if (ret)
+		return ret;
 	return t->as->host->ops->get_fpregs(t, fp);
 }
 
 int uml_thread_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp)
 {
+	int ret;
+
 	if (!t || !fp)
 		return -EINVAL;
+	ret = thread_drive(t);
+	if (ret)
+		return ret;
 	return t->as->host->ops->set_fpregs(t, fp);
 }
 
 long uml_thread_get_xstate(struct uml_thread *t, void *buf, size_t len)
 {
+	int ret;
+
 	if (!t || (!buf && len))
 		return -EINVAL;
+	ret = thread_drive(t);
+	if (ret)
+		return ret;
 	return t->as->host->ops->get_xstate(t, buf, len);
 }
 
 int uml_thread_set_xstate(struct uml_thread *t, const void *buf, size_t len)
 {
+	int ret;
+
 	if (!t || !buf || len < 576)
 		return -EINVAL;
+	ret = thread_drive(t);
+	if (ret)
+		return ret;
 	return t->as->host->ops->set_xstate(t, buf, len);
 }
 
 long uml_thread_take_xstate(struct uml_thread *t, void *buf, size_t len)
 {
+	int ret;
+
 	if (!t || !buf || !len)
 		return -EINVAL;
+	ret = thread_drive(t);
+	if (ret)
+		return ret;
 	return t->as->host->ops->take_xstate(t, buf, len);
 }
 
 int uml_thread_clone(struct uml_thread *parent, unsigned int flags,
 		     struct uml_thread **childp, struct uml_aspace **child_asp)
 {
+	int ret;
+
 	if (!parent || !childp || (flags & ~UML_CLONE_THREAD))
 		return -EINVAL;
 	if (!(flags & UML_CLONE_THREAD) && !child_asp)
 		return -EINVAL;
 	if (child_asp)
 		*child_asp = NULL;
+	ret = thread_drive(parent);
+	if (ret)
+		return ret;
 	return parent->as->host->ops->thread_clone(parent, flags, childp,
 						    child_asp);
 }
@@ -564,6 +723,7 @@ int uml_aspace_set_policy(struct uml_aspace *as, unsigned int nr,
 int uml_thread_set_value(struct uml_thread *t, int64_t value)
 {
 	const struct uml_ops *ops;
+	int ret;
 
 	if (!t)
 		return -EINVAL;
@@ -571,6 +731,9 @@ int uml_thread_set_value(struct uml_thread *t, int64_t value)
 	if (!(t->as->host->policies & UML_POLICY_BIT(UML_POLICY_THREAD)) ||
 	    !ops->set_thread_value)
 		return -EOPNOTSUPP;
+	ret = thread_drive(t);
+	if (ret)
+		return ret;
 	return ops->set_thread_value(t, value);
 }
 

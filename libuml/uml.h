@@ -14,11 +14,29 @@
  * non-negative count on success and a negative errno value on failure; none
  * sets errno.  Objects are opaque.
  *
- * Threading: all objects created from one struct uml_host are driven by one
- * runtime thread at a time (the ptrace backend requires that the tracer
- * thread drives them: the thread that called uml_host_open(); any other
- * thread gets -EPERM).  The exception is uml_thread_kick(), which any thread
- * or signal handler may call.
+ * Threading: several runtime threads may use one struct uml_host at once.
+ * Each guest thread is driven by one runtime thread: the one that created
+ * it (uml_aspace_create(), uml_thread_clone()), until that one calls
+ * uml_thread_release(); the next runtime thread to drive it then takes it
+ * over.  Driving means uml_thread_run(), the FPU and xstate calls,
+ * uml_thread_clone() of it as the parent and uml_thread_set_value(); from
+ * any other runtime thread they fail with -EPERM.  This is ptrace's rule
+ * (the tracer is a thread), kept on both backends so that a runtime works
+ * the same on either.  Calls on different guest threads run concurrently,
+ * whether or not they share an address space.
+ *
+ * The memory calls (uml_aspace_mem() and the three below it,
+ * uml_aspace_reset()) need the caller to drive a thread of the address
+ * space (-EPERM otherwise): they may run while its other threads run, and
+ * alongside each other.  uml_mem_read(), uml_mem_write(),
+ * uml_aspace_info(), uml_aspace_set_policy(), uml_thread_kick() and the
+ * accessors work from any thread; uml_thread_kick() also from a signal
+ * handler.  uml_thread_destroy() and uml_aspace_destroy() work from any
+ * thread, but nothing else may be using the thread (the address space,
+ * with its threads) meanwhile: kick it and wait for its driver first.
+ *
+ * A ptrace runtime thread that exits kills the guest threads it drives
+ * (PTRACE_O_EXITKILL): release them first.
  *
  * Host processes (ptrace backend): every guest thread is a host process and
  * a child of the runtime, reaped by libuml.  The runtime must therefore not
@@ -196,8 +214,8 @@ struct uml_mem_op {
  * i fails, the batch stops there and the return value is i when i > 0; when
  * the first operation fails its -errno is returned.  @err, if not NULL,
  * receives the -errno of the failing operation (0 if all succeeded).
- * -ESRCH: no host task of the address space is left to apply them; -EPERM
- * (ptrace): called from a thread other than the tracer.
+ * -ESRCH: no host task of the address space is left to apply them; -EPERM:
+ * the caller drives no thread of it.
  */
 int uml_aspace_mem(struct uml_aspace *as, const struct uml_mem_op *ops,
 		   unsigned int n, int *err);
@@ -309,8 +327,8 @@ struct uml_regs *uml_thread_regs(struct uml_thread *t);
  * @ex: receives the event.
  *
  * Return: 0 with @ex filled, or -errno: -ESRCH (the thread's host task is
- * gone and its UML_EXIT_EXITED was already reported), -EBUSY (another
- * runtime thread is running it), -EPERM (ptrace: not the tracer thread),
+ * gone and its UML_EXIT_EXITED was already reported), -EBUSY (a run of
+ * it is in progress), -EPERM (another runtime thread drives it),
  * -EINVAL (fs_base or gs_base is not a user address).
  *
  * A signal delivered to the calling runtime thread (whose handler was
@@ -331,6 +349,21 @@ int uml_thread_run(struct uml_thread *t, struct uml_exit *ex);
 
 /* Force a running (or about to run) thread back: async-signal-safe. */
 int uml_thread_kick(struct uml_thread *t);
+
+/**
+ * uml_thread_release() - stop driving a guest thread, for another to.
+ * @t: the thread, stopped, driven by the caller.
+ *
+ * The next runtime thread that drives @t (see "Threading" above) takes it
+ * over; until then nobody does, and nothing of it changes.  On ptrace the
+ * tracer detaches, leaving the stub stopped (SIGSTOP), and the next
+ * driver attaches (PTRACE_SEIZE): a few host calls each way.  Releasing a
+ * thread nobody drives does nothing.
+ *
+ * Return: 0, -EINVAL (@t is NULL), -EPERM (another runtime thread drives
+ * it), -EBUSY (a run of it is in progress), or the host's -errno.
+ */
+int uml_thread_release(struct uml_thread *t);
 
 int uml_thread_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp);
 int uml_thread_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp);

@@ -92,6 +92,7 @@ esac
 step build-user make -j2 user || finish
 step build-user-clang make -j2 clang
 step build-asan make -j2 asan
+step build-tsan make -j2 tsan
 step ltp-stage selftests/ltp/stage.sh
 step checkpatch make style
 step sparse make sparse KVER=6.12

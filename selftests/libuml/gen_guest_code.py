@@ -40,6 +40,8 @@ ret_here:
 	syscall
 	ud2
 """,
+# getpid() forever, the word at GUEST_DATA as its first argument
+'getpid_loop': "1: mov 0x500000, %rdi\n mov $39, %eax\n syscall\n jmp 1b\n",
 }
 for name, src in snips.items():
     open('s.S','w').write("\t.text\n.globl _s\n_s:\n" + src)
