@@ -977,14 +977,13 @@ static long skas_thread_run_locked(struct skas_thread *t,
 }
 
 /**
- * skas_thread_lock() - take @t's run_lock to drive @t.
+ * skas_thread_lock() - take @t's run_lock to use @t briefly.
  * @t: the thread.
  *
  * A runtime with several threads cannot know that SKAS_MEM of another one
  * chose @t to run its batch in, or that a clone or xstate call of another
  * is using it: those hold run_lock briefly and are waited for (killably:
- * a batch's mmap of a file may block).  A SKAS_RUN in progress is not:
- * that is two drivers of one thread.
+ * a batch's mmap of a file may block).  A SKAS_RUN in progress is not.
  *
  * Return: 0 with run_lock held, -EBUSY, or -EINTR (a fatal signal).
  */
@@ -997,16 +996,26 @@ int skas_thread_lock(struct skas_thread *t)
 	return mutex_lock_killable(&t->run_lock);
 }
 
-/* skas_thread_run_locked() as a SKAS_RUN that holds run_lock throughout. */
-static long skas_thread_run_marked(struct skas_thread *t,
-				   struct skas_mem_req *req)
+/*
+ * skas_thread_lock() for a SKAS_RUN: in_run is claimed first, so that a
+ * second SKAS_RUN always gets -EBUSY (two drivers of one thread) instead
+ * of waiting for the first run's end.
+ */
+static int skas_thread_lock_run(struct skas_thread *t)
 {
-	long ret;
+	if (xchg(&t->in_run, true))
+		return -EBUSY;
+	if (mutex_lock_killable(&t->run_lock)) {
+		WRITE_ONCE(t->in_run, false);
+		return -EINTR;
+	}
+	return 0;
+}
 
-	WRITE_ONCE(t->in_run, true);
-	ret = skas_thread_run_locked(t, req);
+static void skas_thread_unlock_run(struct skas_thread *t)
+{
+	mutex_unlock(&t->run_lock);
 	WRITE_ONCE(t->in_run, false);
-	return ret;
 }
 
 long skas_thread_run(struct skas_thread *t)
@@ -1015,11 +1024,11 @@ long skas_thread_run(struct skas_thread *t)
 
 	if (!uid_eq(current_euid(), t->as->owner))
 		return -EPERM;
-	ret = skas_thread_lock(t);
+	ret = skas_thread_lock_run(t);
 	if (ret)
 		return ret;
-	ret = skas_thread_run_marked(t, NULL);
-	mutex_unlock(&t->run_lock);
+	ret = skas_thread_run_locked(t, NULL);
+	skas_thread_unlock_run(t);
 	return ret;
 }
 
@@ -1044,11 +1053,11 @@ long skas_thread_run_mem(struct skas_thread *t, void __user *uarg)
 	ret = skas_mem_batch_prepare(uarg, &args, &req);
 	if (ret)
 		goto out;
-	ret = skas_thread_lock(t);
+	ret = skas_thread_lock_run(t);
 	if (ret)
 		goto out;
-	ret = skas_thread_run_marked(t, req.count ? &req : NULL);
-	mutex_unlock(&t->run_lock);
+	ret = skas_thread_run_locked(t, req.count ? &req : NULL);
+	skas_thread_unlock_run(t);
 	if (req.count) {
 		if (!ret)
 			ret = req.error;

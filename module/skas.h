@@ -145,7 +145,8 @@ struct skas_mem_req {
  * @end_cause:  SKAS_END_* if the module killed the guest (first one wins)
  * @run_lock:   one user of the parked thread at a time: SKAS_RUN, a batch
  *              (SKAS_MEM may pick any stopped thread), SKAS_CLONE, xstate
- * @in_run:     a SKAS_RUN holds @run_lock (the others hold it briefly)
+ * @in_run:     a SKAS_RUN holds @run_lock or waits for it (the others
+ *              hold it briefly)
  * @stop_work:  task_work: park and report @ev (queued by the probes)
  * @kick_work:  task_work: park and report SKAS_EXIT_INTERRUPTED
  * @free_work:  the final free, run on skas_wq
