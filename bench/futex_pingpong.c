@@ -14,9 +14,9 @@
  * every futex call is a UML_EXIT_SYSCALL that the runtime emulates (the
  * guest word read with uml_mem_read(), sleepers on a condition variable);
  * with libuml-native futex is UML_POLICY_NATIVE and the host runs it in
- * the guest threads' own tasks: no round trip at all.  (Runs of different
- * threads from different runtime threads are fine on the skas backend,
- * whose runs share no state; uml.h promises it for no backend.)
+ * the guest threads' own tasks: no round trip at all.  B, cloned here, is
+ * handed to its runtime pthread with uml_thread_release() (uml.h,
+ * "Threading").
  */
 #define _GNU_SOURCE
 #include <linux/futex.h>
@@ -251,6 +251,9 @@ static void run_libuml(long n, int native)
 	b.rounds = n / 10 + 1 + n + 1;
 	guest_setup(a.t, 0, 1, n / 10 + 1);
 	guest_setup(b.t, 1, 0, b.rounds);
+	ret = uml_thread_release(b.t);
+	if (ret)
+		bench_die("uml_thread_release: %s", uml_strerror(ret));
 	if (pthread_create(&b.runner, NULL, runner, &b))
 		bench_die("pthread_create");
 	/* A's runner is this thread: the warm-up, then the timed rounds. */
