@@ -53,16 +53,19 @@ struct uml_ops {
 	int (*set_thread_value)(struct uml_thread *t, int64_t value);
 	/* Optional: give up / take over driving (ptrace: the tracer). */
 	int (*thread_release)(struct uml_thread *t);
-	void (*thread_adopt)(struct uml_thread *t);
+	int (*thread_adopt)(struct uml_thread *t);
 };
 
 /*
  * Locks: host->lock guards host->aspaces; as->lock guards as->threads,
- * as->nthreads, as->usage and the skas leader fields, and is held while a
- * thread is freed (its reap included).  A thread's own fields belong to
- * the runtime thread driving it (t->owner), except t->pid, which kicks
- * read.  host->pass_lock serializes fd passing (ptrace: forked address
- * spaces share their stub socket).
+ * as->nthreads, as->usage and the skas leader fields (a thread's free
+ * decides under it and reaps outside it).  as->stub_lock guards the
+ * backend's pages that the threads of an address space share: ptrace's
+ * scratch page and alternate signal stack, the skas helper's data page.
+ * host->pass_lock serializes fd passing (ptrace: forked address spaces
+ * share their stub socket); it is taken before a stub_lock.  A thread's
+ * own fields belong to the runtime thread driving it (t->owner), except
+ * t->pid, which kicks and other threads read (__uml_thread_pid()).
  */
 struct uml_host {
 	enum uml_backend backend;
@@ -82,6 +85,7 @@ struct uml_host {
 struct uml_aspace {
 	struct uml_host *host;
 	pthread_mutex_t lock;
+	pthread_mutex_t stub_lock;
 	struct uml_aspace *next;	/* in host->aspaces */
 	struct uml_aspace_info info;
 	struct uml_thread *threads;	/* list */

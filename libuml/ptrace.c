@@ -437,9 +437,14 @@ int __uml_pt_setup_altstack(struct uml_thread *t)
 		uint64_t size;
 	} ss = { .sp = STUB_ALTSTACK, .size = STUB_ALTSTACK_SIZE };
 
-	if (scratch_write(t->as, &ss, sizeof(ss)))
-		return -EFAULT;
-	return __uml_pt_inject(t, SYS_sigaltstack, STUB_SCRATCH, 0, 0, 0, 0, 0);
+	long ret = -EFAULT;
+
+	pthread_mutex_lock(&t->as->stub_lock);
+	if (!scratch_write(t->as, &ss, sizeof(ss)))
+		ret = __uml_pt_inject(t, SYS_sigaltstack, STUB_SCRATCH,
+				      0, 0, 0, 0, 0);
+	pthread_mutex_unlock(&t->as->stub_lock);
+	return ret;
 }
 
 static int setup_handlers(struct uml_thread *t)
@@ -566,6 +571,8 @@ static void *mem_batch_begin(struct uml_aspace *as, int *err)
 			break;
 		errno = ESRCH;
 		inject_failed(b->t);
+		if (__uml_thread_pid(b->t))
+			break;		/* not collected: do not pick it again */
 	}
 	if (!b->t)
 		*err = -ESRCH;
@@ -648,13 +655,16 @@ static int stub_recv_fd(struct batch *b, int *sfdp, uint64_t *seq)
 	m.mh.msg_iovlen = 1;
 	m.mh.msg_control = sm->c.buf;
 	m.mh.msg_controllen = sizeof(m.c.buf);
-	if (scratch_write(b->t->as, &m, sizeof(m)))
-		return -EFAULT;
-	ret = inject(b->t, &b->saved, SYS_recvmsg, a, NULL);
+	pthread_mutex_lock(&b->t->as->stub_lock);
+	ret = scratch_write(b->t->as, &m, sizeof(m));
+	if (!ret)
+		ret = inject(b->t, &b->saved, SYS_recvmsg, a, NULL);
+	if (ret >= 0 && uml_mem_read(b->t->as, &m, STUB_SCRATCH, sizeof(m)) !=
+	    sizeof(m))
+		ret = -EFAULT;
+	pthread_mutex_unlock(&b->t->as->stub_lock);
 	if (ret < 0)
 		return ret;
-	if (uml_mem_read(b->t->as, &m, STUB_SCRATCH, sizeof(m)) != sizeof(m))
-		return -EFAULT;
 	cm = (struct cmsghdr *)m.c.buf;
 	if (m.mh.msg_controllen >= CMSG_LEN(sizeof(int)) &&
 	    cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
@@ -978,16 +988,22 @@ static int adopt_wait(struct uml_thread *t, int sig)
  * before it, is discarded now): the first run reports an interruption, so
  * that none is lost.
  */
-static void thread_adopt(struct uml_thread *t)
+static int thread_adopt(struct uml_thread *t)
 {
+	if (!t->pid)
+		return 0;	/* dead: the next run reports it */
+	if (ptrace(PTRACE_SEIZE, t->pid, 0, STUB_OPTIONS)) {
+		/* ESRCH: killed, its next run collects the death. */
+		if (errno != ESRCH)
+			return -errno;	/* traced by another (a debugger) */
+	} else if (!adopt_wait(t, SIGSTOP) &&
+		   !syscall(SYS_pidfd_send_signal, t->pidfd, SIGCONT, NULL,
+			    0) &&
+		   !ptrace(PTRACE_CONT, t->pid, 0, 0)) {
+		adopt_wait(t, SIGCONT);
+	}
 	t->interrupted = 1;
-	if (!t->pid || ptrace(PTRACE_SEIZE, t->pid, 0, STUB_OPTIONS))
-		return;		/* gone: its next run collects the death */
-	if (adopt_wait(t, SIGSTOP) ||
-	    syscall(SYS_pidfd_send_signal, t->pidfd, SIGCONT, NULL, 0) ||
-	    ptrace(PTRACE_CONT, t->pid, 0, 0))
-		return;
-	adopt_wait(t, SIGCONT);
+	return 0;
 }
 
 const struct uml_ops __uml_ptrace_ops = {

@@ -116,6 +116,8 @@ static void fault_info(struct uml_thread *t, int sig, struct uml_exit *ex)
 	iov.iov_base = xs;
 	iov.iov_len = XSTATE_MAX;
 	have_xs = !ptrace(PTRACE_GETREGSET, t->pid, NT_X86_XSTATE, &iov);
+	/* The altstack is the address space's: one frame on it at a time. */
+	pthread_mutex_lock(&t->as->stub_lock);
 	if (ptrace(PTRACE_CONT, t->pid, 0, sig))
 		goto out;
 	for (;;) {
@@ -149,6 +151,7 @@ restore:
 	if (have_xs)
 		ptrace(PTRACE_SETREGSET, t->pid, NT_X86_XSTATE, &iov);
 out:
+	pthread_mutex_unlock(&t->as->stub_lock);
 	free(xs);
 }
 
@@ -379,8 +382,18 @@ int __uml_pt_thread_clone(struct uml_thread *parent, unsigned int flags,
 			uml_aspace_destroy(cas);
 		return -ENOMEM;
 	}
-	/* A CLONE_VM child has no altstack: give it the stub's. */
-	ret = (flags & UML_CLONE_THREAD) ? __uml_pt_setup_altstack(c) : 0;
+	/*
+	 * A CLONE_VM child has no altstack: give it the stub's.  A fork child
+	 * copied the parent stub's fds: an fd that a batch on another thread
+	 * of the parent passed in would stay open in it; the socket stays.
+	 */
+	if (flags & UML_CLONE_THREAD)
+		ret = __uml_pt_setup_altstack(c);
+	else if (__uml_pt_inject(c, SYS_close_range, STUB_SOCK_FD + 1, ~0U,
+				 0, 0, 0, 0) == -ESRCH)
+		ret = -ESRCH;	/* -ENOSYS (before 5.9): just the leak */
+	else
+		ret = 0;
 	if (ret) {
 		if (cas != as)
 			uml_aspace_destroy(cas);

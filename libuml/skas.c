@@ -540,10 +540,18 @@ static int mem_chunk(struct uml_aspace *as, const struct uml_mem_op *ops,
 	return n;
 }
 
+/*
+ * The module runs a batch in any stopped thread of the address space,
+ * which another runtime thread may be destroying: a batch cut short by
+ * that thread's death (-ESRCH while the address space lives on) goes on
+ * in another, a few times at most.
+ */
+#define MEM_RETRIES	4
+
 static int mem_batch(struct uml_aspace *as, const struct uml_mem_op *ops,
 		     unsigned int n, int *err)
 {
-	unsigned int done = 0, c;
+	unsigned int done = 0, c, retries = 0;
 	int ret, e;
 
 	*err = 0;
@@ -556,6 +564,9 @@ static int mem_batch(struct uml_aspace *as, const struct uml_mem_op *ops,
 			return done ? (int)done : ret;
 		}
 		done += ret;
+		if ((unsigned int)ret < c && e == -ESRCH &&
+		    retries++ < MEM_RETRIES)
+			continue;
 		if ((unsigned int)ret < c) {
 			*err = e ? e : -EIO;
 			return done ? (int)done : *err;

@@ -159,8 +159,9 @@ static int data_read(struct uml_thread *t, void *buf, size_t len)
 /* The MXCSR bits this CPU accepts (FXSAVE's MXCSR_MASK, 0 meaning 0xffbf). */
 static uint32_t mxcsr_mask(void)
 {
-	static uint32_t mask;
+	static uint32_t cached;	/* any runtime thread finds the same */
 	unsigned char fx[FXSAVE_SIZE] __attribute__((aligned(16)));
+	uint32_t mask = __atomic_load_n(&cached, __ATOMIC_RELAXED);
 
 	if (!mask) {
 		memset(fx, 0, sizeof(fx));
@@ -168,6 +169,7 @@ static uint32_t mxcsr_mask(void)
 		memcpy(&mask, fx + 28, sizeof(mask));
 		if (!mask)
 			mask = 0xffbf;
+		__atomic_store_n(&cached, mask, __ATOMIC_RELAXED);
 	}
 	return mask;
 }
@@ -361,6 +363,18 @@ static int module_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp)
 
 /* ---- the backend's entries ---------------------------------------------- */
 
+/*
+ * The helper's data page is the address space's: one helper sequence at
+ * a time (as->stub_lock) around @call, one of the helper_*() above.
+ */
+#define HELPER_LOCKED(t, call) ({					\
+	long __r;							\
+	pthread_mutex_lock(&(t)->as->stub_lock);			\
+	__r = (call);							\
+	pthread_mutex_unlock(&(t)->as->stub_lock);			\
+	__r;								\
+})
+
 /* The module's image size, if it has SKAS_CAP_XSTATE; else 0. */
 unsigned int __uml_skas_xstate_cap(int dev)
 {
@@ -380,7 +394,7 @@ int __uml_skas_get_fpregs(struct uml_thread *t, struct uml_fpregs *fp)
 	if (t->as->host->skas_xstate)
 		return module_get_fpregs(t, fp);
 #endif
-	return helper_get_fpregs(t, fp);
+	return HELPER_LOCKED(t, helper_get_fpregs(t, fp));
 }
 
 int __uml_skas_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp)
@@ -389,7 +403,7 @@ int __uml_skas_set_fpregs(struct uml_thread *t, const struct uml_fpregs *fp)
 	if (t->as->host->skas_xstate)
 		return module_set_fpregs(t, fp);
 #endif
-	return helper_set_fpregs(t, fp);
+	return HELPER_LOCKED(t, helper_set_fpregs(t, fp));
 }
 
 long __uml_skas_get_xstate(struct uml_thread *t, void *buf, size_t len)
@@ -398,7 +412,7 @@ long __uml_skas_get_xstate(struct uml_thread *t, void *buf, size_t len)
 	if (t->as->host->skas_xstate)
 		return module_get_xstate(t, buf, len, 0);
 #endif
-	return helper_get_xstate(t, buf, len);
+	return HELPER_LOCKED(t, helper_get_xstate(t, buf, len));
 }
 
 /* The state, then the init state: one ioctl, or two helper runs. */
@@ -411,7 +425,7 @@ long __uml_skas_take_xstate(struct uml_thread *t, void *buf, size_t len)
 	if (t->as->host->skas_xstate)
 		return module_get_xstate(t, buf, len, SKAS_XSTATE_INIT);
 #endif
-	size = helper_get_xstate(t, buf, len);
+	size = HELPER_LOCKED(t, helper_get_xstate(t, buf, len));
 	if (size < 0)
 		return size;
 	ret = __uml_skas_fpu_reset(t);
@@ -427,7 +441,7 @@ int __uml_skas_set_xstate(struct uml_thread *t, const void *buf, size_t len)
 		return xstate_ioctl(t, SKAS_SET_XSTATE, buf, 0);
 	}
 #endif
-	return helper_set_xstate(t, buf, len);
+	return HELPER_LOCKED(t, helper_set_xstate(t, buf, len));
 }
 
 /*

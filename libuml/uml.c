@@ -178,6 +178,7 @@ void __uml_aspace_link(struct uml_host *host, struct uml_aspace *as)
 {
 	as->host = host;
 	pthread_mutex_init(&as->lock, NULL);
+	pthread_mutex_init(&as->stub_lock, NULL);
 	pthread_mutex_lock(&host->lock);
 	as->next = host->aspaces;
 	host->aspaces = as;
@@ -196,6 +197,7 @@ void __uml_aspace_unlink(struct uml_aspace *as)
 		}
 	}
 	pthread_mutex_unlock(&as->host->lock);
+	pthread_mutex_destroy(&as->stub_lock);
 	pthread_mutex_destroy(&as->lock);
 }
 
@@ -261,6 +263,7 @@ static int aspace_driven(struct uml_aspace *as)
 static int thread_drive(struct uml_thread *t)
 {
 	pid_t self = __uml_self(), none = 0;
+	int ret = 0;
 
 	if (__atomic_load_n(&t->owner, __ATOMIC_ACQUIRE) == self)
 		return 0;
@@ -268,8 +271,10 @@ static int thread_drive(struct uml_thread *t)
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return -EPERM;
 	if (t->as->host->ops->thread_adopt)
-		t->as->host->ops->thread_adopt(t);
-	return 0;
+		ret = t->as->host->ops->thread_adopt(t);
+	if (ret)	/* still nobody's */
+		__atomic_store_n(&t->owner, 0, __ATOMIC_RELEASE);
+	return ret;
 }
 
 int uml_thread_release(struct uml_thread *t)
@@ -684,7 +689,7 @@ struct uml_aspace *uml_thread_aspace(struct uml_thread *t)
 
 int uml_thread_host_tid(const struct uml_thread *t)
 {
-	return t->pid;
+	return __uml_thread_pid(t);
 }
 
 void uml_thread_set_data(struct uml_thread *t, void *data)

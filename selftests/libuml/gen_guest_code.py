@@ -42,6 +42,8 @@ ret_here:
 """,
 # getpid() forever, the word at GUEST_DATA as its first argument
 'getpid_loop': "1: mov 0x500000, %rdi\n mov $39, %eax\n syscall\n jmp 1b\n",
+# the same, but first a load from (r12), or a store to it if r13 is set
+'touch_loop': "1: test %r13, %r13\n jz 2f\n mov %rax, (%r12)\n jmp 3f\n2: mov (%r12), %rax\n3: mov 0x500000, %rdi\n mov $39, %eax\n syscall\n jmp 1b\n",
 }
 for name, src in snips.items():
     open('s.S','w').write("\t.text\n.globl _s\n_s:\n" + src)

@@ -20,6 +20,8 @@ const char *__tsan_default_options(void)
 #endif
 
 #define NTHREADS	4
+/* Where code_touch_loop loads and stores when it is not to fault. */
+#define TOUCHED		(GUEST_DATA + 0x800)
 #define ROUNDS		2000
 
 FIXTURE(threads) {
@@ -129,7 +131,11 @@ TEST_F(threads, release_hands_a_thread_over)
 	EXPECT_EQ(-EINVAL, uml_thread_release(NULL));
 }
 
-/* A kick that comes while nobody drives the thread is not lost. */
+/*
+ * A kick that comes while nobody drives the thread neither kills it nor
+ * is lost: the next run says INTERRUPTED (on ptrace the first run after a
+ * change of driver always does, so there it is the kill that is tested).
+ */
 TEST_F(threads, kick_while_released_interrupts_the_next_run)
 {
 	ASSERT_EQ(0, loop_once(self->t, 0x1234));
@@ -150,15 +156,64 @@ struct driver {
 	int failures, first_error, rounds;
 };
 
+/*
+ * The guest loads from its page or, odd ones, stores to it while it is
+ * unmapped: each fault must come with its own error code, though the
+ * threads of a ptrace address space share the stub's signal stack.
+ */
+static int fault_once(struct driver *d, uint64_t page)
+{
+	struct uml_regs *r = uml_thread_regs(d->t);
+	uint64_t write = d->index & 1;
+	struct uml_exit ex;
+	int ret;
+
+	r->r12 = page;
+	ret = uml_thread_run(d->t, &ex);
+	while (!ret && ex.reason == UML_EXIT_INTERRUPTED)
+		ret = uml_thread_run(d->t, &ex);
+	r->r12 = TOUCHED;
+	if (ret)
+		return ret;
+	if (ex.reason != UML_EXIT_FAULT || ex.fault.signo != SIGSEGV ||
+	    ex.fault.addr != page || ex.fault.trapno != 14 ||
+	    (ex.fault.error_code & 6) != (4 | write << 1))
+		return 4;
+	return 0;
+}
+
+/* Its own FPU state, set and read back while the others do theirs. */
+static int fpu_once(struct driver *d, int i)
+{
+	struct uml_fpregs fp;
+	uint64_t v = (uint64_t)d->index << 32 | i, w;
+	int ret = uml_thread_get_fpregs(d->t, &fp);
+
+	if (ret)
+		return ret;
+	memcpy(fp.fxsave + 160, &v, 8);		/* xmm0's low half */
+	ret = uml_thread_set_fpregs(d->t, &fp);
+	if (!ret)
+		ret = uml_thread_get_fpregs(d->t, &fp);
+	memcpy(&w, fp.fxsave + 160, 8);
+	return ret ? ret : w == v ? 0 : 5;
+}
+
 static void *drive(void *arg)
 {
 	struct driver *d = arg;
 	uint64_t page = GUEST_DATA + (d->index + 1) * PAGE, w;
 	int i, ret;
 
+	uml_thread_regs(d->t)->r12 = TOUCHED;
+	uml_thread_regs(d->t)->r13 = d->index & 1;
 	pthread_barrier_wait(d->start);
 	for (i = 0; i < ROUNDS; i++) {
 		ret = loop_once(d->t, 0x1234);
+		if (!ret && i % 8 == 4)
+			ret = fault_once(d, page);
+		if (!ret && i % 8 == 6)
+			ret = fpu_once(d, i);
 		/* Its own page, mapped and unmapped while the others run. */
 		if (!ret && i % 8 == 0) {
 			w = i;
@@ -194,6 +249,10 @@ TEST_F(threads, guest_threads_run_in_parallel)
 
 	UML_NEED_THREADS(variant->backend);
 
+	ASSERT_EQ(0, load_code(self->as, GUEST_CODE + PAGE, code_touch_loop,
+			       sizeof(code_touch_loop)));
+	uml_thread_regs(self->t)->rip = GUEST_CODE + PAGE;
+	uml_thread_regs(self->t)->r12 = TOUCHED;
 	ASSERT_EQ(0, loop_once(self->t, 0x1234));
 	pthread_barrier_init(&start, NULL, NTHREADS);
 	for (i = 0; i < NTHREADS; i++) {
@@ -207,7 +266,7 @@ TEST_F(threads, guest_threads_run_in_parallel)
 			ASSERT_EQ(0, uml_thread_clone(self->t,
 						      UML_CLONE_THREAD,
 						      &d[i].t, NULL));
-			uml_thread_regs(d[i].t)->rip = GUEST_CODE;
+			uml_thread_regs(d[i].t)->rip = GUEST_CODE + PAGE;
 		}
 	}
 	/* After the clones: cloning from the parent would take it back. */
@@ -222,7 +281,8 @@ TEST_F(threads, guest_threads_run_in_parallel)
 			TH_LOG("thread %d: %d failures, the first %d (%s)", i,
 			       d[i].failures, d[i].first_error,
 			       d[i].first_error < 0 ?
-			       uml_strerror(d[i].first_error) : "bad event");
+			       uml_strerror(d[i].first_error) :
+			       "1: bad syscall, 2-3: memory, 4: fault, 5: FPU");
 		}
 		EXPECT_EQ(ROUNDS, d[i].rounds);
 	}
@@ -266,7 +326,10 @@ TEST_F(threads, kick_from_another_thread_ends_its_run)
 	uml_thread_regs(self->t)->rip = GUEST_CODE + PAGE;
 	ASSERT_EQ(0, uml_thread_release(self->t));
 	ASSERT_EQ(0, pthread_create(&p, NULL, spin, &s));
-	usleep(100000);
+	/* Released while nobody has it: wait until the spinner does. */
+	while (uml_thread_release(self->t) == 0)
+		usleep(1000);
+	usleep(50000);
 	/* Not ours while it spins there; its memory is readable. */
 	EXPECT_EQ(-EPERM, uml_thread_run(self->t, &self->ex));
 	EXPECT_EQ(8, uml_mem_read(self->as, &w, GUEST_DATA, 8));
