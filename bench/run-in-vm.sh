@@ -203,6 +203,15 @@ workload signal             100000 1000   signal @N
 workload shell-200          1      1      shell 1
 # Two threads waking each other: natively, and as a guest of every path.
 workload futex-pingpong     20000  1000   futex_pingpong threads @N
+# CPU-bound workers in parallel (meaningful in wall time only: icount runs
+# the vCPUs in turn, natively too), never pinned: they are about using
+# both CPUs, and wake nobody.  One operation: one worker's round.
+pinned=$pin
+pin=
+workload spin-1             20000  20000  spin procs 1 @N
+workload spin-2procs        20000  20000  spin procs 2 @N
+workload spin-2threads      20000  20000  spin threads 2 @N
+pin=$pinned
 
 # ---- futex ping-pong in a libuml runtime -----------------------------------
 # The same two threads as guest threads of a minimal libuml runtime that
