@@ -946,9 +946,13 @@ static int thread_release(struct uml_thread *t)
 	if (!t->pid)	/* dead: its driver-to-be reports it */
 		return 0;
 	if (syscall(SYS_pidfd_send_signal, t->pidfd, SIGSTOP, NULL, 0) ||
-	    ptrace(PTRACE_DETACH, t->pid, 0, 0))
-		/* ESRCH: killed meanwhile; any thread can reap it. */
-		return errno == ESRCH ? 0 : -errno;
+	    ptrace(PTRACE_DETACH, t->pid, 0, 0)) {
+		if (errno != ESRCH)
+			return -errno;
+		/* Killed while we trace it: collect the death now. */
+		inject_failed(t);
+		return 0;
+	}
 	/* Only a group stop that happened counts for the orphaned group. */
 	do {
 		r = wait4(t->pid, &status, WUNTRACED | __WALL, &ru);
@@ -993,9 +997,17 @@ static int thread_adopt(struct uml_thread *t)
 	if (!t->pid)
 		return 0;	/* dead: the next run reports it */
 	if (ptrace(PTRACE_SEIZE, t->pid, 0, STUB_OPTIONS)) {
-		/* ESRCH: killed, its next run collects the death. */
-		if (errno != ESRCH)
-			return -errno;	/* traced by another (a debugger) */
+		int err = errno;
+		siginfo_t si = { 0 };
+
+		/*
+		 * A stub killed while released is a zombie (EPERM): the next
+		 * run's wait collects it.  Alive, it is traced by another (a
+		 * debugger attached meanwhile).
+		 */
+		if (waitid(P_PIDFD, t->pidfd, &si, WEXITED | WNOHANG |
+			   WNOWAIT | __WALL) || !si.si_pid)
+			return -err;
 	} else if (!adopt_wait(t, SIGSTOP) &&
 		   !syscall(SYS_pidfd_send_signal, t->pidfd, SIGCONT, NULL,
 			    0) &&

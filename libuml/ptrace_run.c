@@ -385,13 +385,17 @@ int __uml_pt_thread_clone(struct uml_thread *parent, unsigned int flags,
 	/*
 	 * A CLONE_VM child has no altstack: give it the stub's.  A fork child
 	 * copied the parent stub's fds: an fd that a batch on another thread
-	 * of the parent passed in would stay open in it; the socket stays.
+	 * of the parent passed in (at the lowest free number: 0 to 2, then 4
+	 * up) would stay open in it; only the socket stays.  -ENOSYS (before
+	 * 5.9) leaves just that leak.
 	 */
 	if (flags & UML_CLONE_THREAD)
 		ret = __uml_pt_setup_altstack(c);
-	else if (__uml_pt_inject(c, SYS_close_range, STUB_SOCK_FD + 1, ~0U,
+	else if (__uml_pt_inject(c, SYS_close_range, 0, STUB_SOCK_FD - 1,
+				 0, 0, 0, 0) == -ESRCH ||
+		 __uml_pt_inject(c, SYS_close_range, STUB_SOCK_FD + 1, ~0U,
 				 0, 0, 0, 0) == -ESRCH)
-		ret = -ESRCH;	/* -ENOSYS (before 5.9): just the leak */
+		ret = -ESRCH;
 	else
 		ret = 0;
 	if (ret) {

@@ -559,6 +559,8 @@ static int mem_batch(struct uml_aspace *as, const struct uml_mem_op *ops,
 		c = n - done < SKAS_MEM_MAX_OPS ? n - done : SKAS_MEM_MAX_OPS;
 		e = 0;
 		ret = mem_chunk(as, ops + done, c, &e);
+		if (ret == -ESRCH && retries++ < MEM_RETRIES)
+			continue;
 		if (ret < 0) {
 			*err = ret;
 			return done ? (int)done : ret;

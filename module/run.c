@@ -1014,8 +1014,8 @@ static int skas_thread_lock_run(struct skas_thread *t)
 
 static void skas_thread_unlock_run(struct skas_thread *t)
 {
-	mutex_unlock(&t->run_lock);
 	WRITE_ONCE(t->in_run, false);
+	mutex_unlock(&t->run_lock);
 }
 
 long skas_thread_run(struct skas_thread *t)

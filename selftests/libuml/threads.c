@@ -147,6 +147,47 @@ TEST_F(threads, kick_while_released_interrupts_the_next_run)
 	EXPECT_EQ(0, loop_once(self->t, 0x1234));
 }
 
+/* Killed from outside while nobody drives it: its next driver hears. */
+struct reaper {
+	struct uml_thread *t;
+	int ret, reason, status;
+};
+
+static void *run_to_death(void *arg)
+{
+	struct reaper *r = arg;
+	struct uml_exit ex;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		r->ret = uml_thread_run(r->t, &ex);
+		r->reason = ex.reason;
+		if (r->ret || ex.reason == UML_EXIT_EXITED)
+			break;
+	}
+	r->status = ex.exited.status;
+	return NULL;
+}
+
+TEST_F(threads, released_thread_killed_reports_its_death)
+{
+	struct reaper r = { .t = self->t };
+	pthread_t p;
+	int pid;
+
+	ASSERT_EQ(0, loop_once(self->t, 0x1234));
+	pid = uml_thread_host_tid(self->t);
+	ASSERT_EQ(0, uml_thread_release(self->t));
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	usleep(50000);
+	ASSERT_EQ(0, pthread_create(&p, NULL, run_to_death, &r));
+	pthread_join(p, NULL);
+	ASSERT_EQ(0, r.ret);
+	EXPECT_EQ(UML_EXIT_EXITED, r.reason);
+	EXPECT_TRUE(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL);
+	EXPECT_FALSE(pid_exists(pid));		/* reaped */
+}
+
 /* Each guest thread driven by its own runtime thread, all at once. */
 struct driver {
 	struct uml_thread *t;
