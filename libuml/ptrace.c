@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -471,6 +473,60 @@ static int setup_handlers(struct uml_thread *t)
 	return 0;
 }
 
+/*
+ * A stub runs host syscalls only at its own "syscall" instruction, where
+ * the tracer injects them; the guest's are stopped by PTRACE_SYSEMU before
+ * seccomp is reached.  So a seccomp filter that kills any syscall made
+ * elsewhere changes nothing while the stub is traced, and keeps guest
+ * code from making host syscalls if it ever runs untraced: a released
+ * stub (thread_release()) continued by an outside SIGCONT.  Calls from
+ * the vsyscall page pass, for the vsyscall filter, if any, to judge.
+ */
+#define STUB_SYSCALL_RET	(STUB_SYSCALL + 2)	/* rip after "syscall" */
+#define VSYSCALL_PAGE		0xffffffffff600000ULL
+#define SD_IP_LO		offsetof(struct seccomp_data, instruction_pointer)
+#define SD_IP_HI		(SD_IP_LO + 4)
+
+static const struct sock_filter confine_insns[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SD_IP_HI),		/* 0 */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, STUB_SYSCALL_RET >> 32, 0, 2),
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SD_IP_LO),		/* 2 */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)STUB_SYSCALL_RET, 4, 5),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, VSYSCALL_PAGE >> 32, 0, 4),
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SD_IP_LO),		/* 5 */
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xfffff000),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)VSYSCALL_PAGE, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),		/* 8 */
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),	/* 9 */
+};
+
+static int stub_confine(struct uml_thread *t)
+{
+	struct {
+		uint16_t len;
+		uint16_t pad[3];
+		uint64_t filter;
+		struct sock_filter insns[sizeof(confine_insns) /
+					 sizeof(confine_insns[0])];
+	} prog = {
+		.len = sizeof(confine_insns) / sizeof(confine_insns[0]),
+		.filter = STUB_SCRATCH + offsetof(typeof(prog), insns),
+	};
+	long ret;
+
+	memcpy(prog.insns, confine_insns, sizeof(confine_insns));
+	ret = __uml_pt_inject(t, SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&t->as->stub_lock);
+	ret = scratch_write(t->as, &prog, sizeof(prog));
+	if (!ret)
+		ret = __uml_pt_inject(t, SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				      0, STUB_SCRATCH, 0, 0, 0);
+	pthread_mutex_unlock(&t->as->stub_lock);
+	return ret;
+}
+
 static int stub_start(struct uml_host *host, int sock, pid_t *pidp)
 {
 	pid_t parent = getpid(), pid;
@@ -533,6 +589,8 @@ static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
 		ret = __uml_pt_setup_altstack(t);
 	if (!ret)
 		ret = setup_handlers(t);
+	if (!ret)
+		ret = stub_confine(t);
 	if (ret) {
 		aspace_destroy(as, NULL);
 		return ret;

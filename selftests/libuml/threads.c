@@ -147,6 +147,26 @@ TEST_F(threads, kick_while_released_interrupts_the_next_run)
 	EXPECT_EQ(0, loop_once(self->t, 0x1234));
 }
 
+/* Gone, or a zombie nobody of ours can reap? */
+static int pid_dead_within(int pid, int ms)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (; ms > 0; ms -= 10) {
+		f = fopen(path, "re");
+		if (!f)
+			return 1;
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
 /* Killed from outside while nobody drives it: its next driver hears. */
 struct reaper {
 	struct uml_thread *t;
@@ -186,6 +206,30 @@ TEST_F(threads, released_thread_killed_reports_its_death)
 	EXPECT_EQ(UML_EXIT_EXITED, r.reason);
 	EXPECT_TRUE(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL);
 	EXPECT_FALSE(pid_exists(pid));		/* reaped */
+}
+
+/*
+ * ptrace: a released stub is untraced; continued from outside, its guest
+ * code runs on the host, and its first syscall must kill it, not run.
+ */
+TEST_F(threads, released_stub_continued_from_outside_cannot_syscall)
+{
+	struct reaper r = { .t = self->t };
+	pthread_t p;
+	int pid;
+
+	if (variant->backend != UML_BACKEND_PTRACE)
+		SKIP(return, "skas: a released thread stays parked in skas.ko");
+	ASSERT_EQ(0, loop_once(self->t, 0x1234));
+	pid = uml_thread_host_tid(self->t);
+	ASSERT_EQ(0, uml_thread_release(self->t));
+	ASSERT_EQ(0, kill(pid, SIGCONT));	/* the getpid loop runs */
+	EXPECT_TRUE(pid_dead_within(pid, 5000));
+	ASSERT_EQ(0, pthread_create(&p, NULL, run_to_death, &r));
+	pthread_join(p, NULL);
+	ASSERT_EQ(0, r.ret);
+	EXPECT_EQ(UML_EXIT_EXITED, r.reason);
+	EXPECT_TRUE(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGSYS);
 }
 
 /* Each guest thread driven by its own runtime thread, all at once. */
@@ -562,26 +606,6 @@ TEST_F(threads, creator_exit_without_release)
 	uml_aspace_destroy(m.as);
 	EXPECT_FALSE(pid_exists(pid));
 	EXPECT_EQ(1, count_children());
-}
-
-/* Gone, or a zombie nobody of ours can reap? */
-static int pid_dead_within(int pid, int ms)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	for (; ms > 0; ms -= 10) {
-		f = fopen(path, "re");
-		if (!f)
-			return 1;
-		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-		fclose(f);
-		if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
-			return 1;
-		usleep(10000);
-	}
-	return 0;
 }
 
 /*
