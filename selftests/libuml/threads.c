@@ -199,7 +199,7 @@ TEST_F(threads, released_thread_killed_reports_its_death)
 	pid = uml_thread_host_tid(self->t);
 	ASSERT_EQ(0, uml_thread_release(self->t));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	usleep(50000);
+	ASSERT_TRUE(pid_dead_within(pid, 5000));	/* a zombie */
 	ASSERT_EQ(0, pthread_create(&p, NULL, run_to_death, &r));
 	pthread_join(p, NULL);
 	ASSERT_EQ(0, r.ret);
