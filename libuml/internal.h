@@ -156,6 +156,12 @@ pid_t __uml_self(void);
 struct uml_thread *__uml_driven_thread(struct uml_aspace *as);
 
 /* ptrace backend internals shared between ptrace.c and ptrace_run.c. */
+#define STUB_OPTIONS	(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | \
+			 PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE)
+long __uml_pt_inject_died(struct uml_thread *t, int status);
+long __uml_pt_inject_failed(struct uml_thread *t);
+int __uml_pt_thread_release(struct uml_thread *t);
+int __uml_pt_thread_adopt(struct uml_thread *t);
 struct uml_thread *__uml_pt_thread_new(struct uml_aspace *as, pid_t pid);
 void __uml_pt_thread_free(struct uml_thread *t);
 struct uml_aspace *__uml_pt_aspace_new(struct uml_host *host, pid_t pid,

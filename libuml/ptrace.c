@@ -48,8 +48,6 @@ _Static_assert(sizeof(struct uml_fpregs) == sizeof(struct user_fpregs_struct),
 /* The kernel ABI flag glibc sets behind our back; raw rt_sigaction needs it. */
 #define KSA_RESTORER	0x04000000
 
-#define STUB_OPTIONS	(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | \
-			 PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE)
 
 int __uml_ptrace_host_init(struct uml_host *host)
 {
@@ -186,7 +184,7 @@ static int is_fault_signal(int sig)
 }
 
 /* The task died while we injected: remember it for the next run. */
-static long inject_died(struct uml_thread *t, int status)
+long __uml_pt_inject_died(struct uml_thread *t, int status)
 {
 	t->exit_pending = 1;
 	t->exit_status = status;
@@ -198,7 +196,7 @@ static long inject_died(struct uml_thread *t, int status)
  * ptrace() failed on a task we hold stopped: ESRCH means it was killed
  * (SIGKILL from outside); collect its death so that state stays exact.
  */
-static long inject_failed(struct uml_thread *t)
+long __uml_pt_inject_failed(struct uml_thread *t)
 {
 	int err = errno, status;
 
@@ -206,7 +204,7 @@ static long inject_failed(struct uml_thread *t)
 		return -err;
 	while (!__uml_pt_wait_thread(t, &status))
 		if (!WIFSTOPPED(status))
-			return inject_died(t, status);
+			return __uml_pt_inject_died(t, status);
 	return -ESRCH;
 }
 
@@ -235,17 +233,17 @@ static long inject(struct uml_thread *t, const struct user_regs_struct *base,
 	r.r8 = a[4];
 	r.r9 = a[5];
 	if (ptrace(PTRACE_SETREGS, t->pid, 0, &r))
-		return inject_failed(t);
+		return __uml_pt_inject_failed(t);
 	sig = 0;
 	for (;;) {
 		if (ptrace(PTRACE_CONT, t->pid, 0, sig))
-			return inject_failed(t);
+			return __uml_pt_inject_failed(t);
 		sig = 0;
 		ret = __uml_pt_wait_thread(t, &status);
 		if (ret)
 			return ret;
 		if (!WIFSTOPPED(status))
-			return inject_died(t, status);
+			return __uml_pt_inject_died(t, status);
 		if (status >> 16) {	/* a ptrace event: fork or clone */
 			if (event_pid && !ptrace(PTRACE_GETEVENTMSG, t->pid,
 						 0, &msg))
@@ -628,7 +626,7 @@ static void *mem_batch_begin(struct uml_aspace *as, int *err)
 		if (*err != -ESRCH)
 			break;
 		errno = ESRCH;
-		inject_failed(b->t);
+		__uml_pt_inject_failed(b->t);
 		if (__uml_thread_pid(b->t))
 			break;		/* not collected: do not pick it again */
 	}
@@ -981,101 +979,6 @@ static void thread_destroy(struct uml_thread *t)
 	__uml_pt_thread_free(t);
 }
 
-/* ---- changing drivers ------------------------------------------------- */
-
-/*
- * The tracer detaches, leaving the stub stopped.  The SIGSTOP is queued
- * while the stub is held in its ptrace stop, so it takes effect on the way
- * back to user mode, before any guest instruction, whatever stop that was
- * (PTRACE_DETACH's own signal is ignored in an event stop).  Untraced, the
- * stub is covered by its process group (stub_child()): if the runtime
- * dies, the group is orphaned with a stopped member, and the kernel's
- * SIGHUP ends it.  The first stub's PR_SET_PDEATHSIG goes: it fires when
- * the thread that forked the stub exits, no longer the one that drives it.
- */
-static int thread_release(struct uml_thread *t)
-{
-	struct rusage ru;
-	int status;
-	pid_t r;
-
-	if (t->pid)
-		__uml_pt_inject(t, SYS_prctl, PR_SET_PDEATHSIG, 0, 0, 0, 0, 0);
-	if (!t->pid)	/* dead: its driver-to-be reports it */
-		return 0;
-	if (syscall(SYS_pidfd_send_signal, t->pidfd, SIGSTOP, NULL, 0) ||
-	    ptrace(PTRACE_DETACH, t->pid, 0, 0)) {
-		if (errno != ESRCH)
-			return -errno;
-		/* Killed while we trace it: collect the death now. */
-		inject_failed(t);
-		return 0;
-	}
-	/* Only a group stop that happened counts for the orphaned group. */
-	do {
-		r = wait4(t->pid, &status, WUNTRACED | __WALL, &ru);
-	} while (r < 0 && errno == EINTR);
-	if (r == t->pid && !WIFSTOPPED(status)) {
-		__uml_aspace_usage_add(t->as, &ru);
-		inject_died(t, status);
-	}
-	return 0;
-}
-
-/* Wait for @t's next stop: 0 if by @sig, else -1 (dead: exit_pending). */
-static int adopt_wait(struct uml_thread *t, int sig)
-{
-	int status;
-
-	while (!__uml_pt_wait_thread(t, &status)) {
-		if (!WIFSTOPPED(status)) {
-			inject_died(t, status);
-			return -1;
-		}
-		if (WSTOPSIG(status) == sig)
-			return 0;
-		if (ptrace(PTRACE_CONT, t->pid, 0, 0))
-			return -1;
-	}
-	return -1;
-}
-
-/*
- * Attach as the new tracer and take the stub's first stop: the SIGSTOP's
- * signal-delivery stop, or its group stop trapped again (a SIGSTOP event
- * stop).  Then end the group stop with a SIGCONT, which the stub takes
- * before any user instruction: a stop still in effect would keep the
- * next release's from being reported (and SIGCONT drops a SIGSTOP still
- * queued).  A kick that came since the release was dropped (or, sent just
- * before it, is discarded now): the first run reports an interruption, so
- * that none is lost.
- */
-static int thread_adopt(struct uml_thread *t)
-{
-	if (!t->pid)
-		return 0;	/* dead: the next run reports it */
-	if (ptrace(PTRACE_SEIZE, t->pid, 0, STUB_OPTIONS)) {
-		int err = errno;
-		siginfo_t si = { 0 };
-
-		/*
-		 * A stub killed while released is a zombie (EPERM): the next
-		 * run's wait collects it.  Alive, it is traced by another (a
-		 * debugger attached meanwhile).
-		 */
-		if (waitid(P_PIDFD, t->pidfd, &si, WEXITED | WNOHANG |
-			   WNOWAIT | __WALL) || !si.si_pid)
-			return -err;
-	} else if (!adopt_wait(t, SIGSTOP) &&
-		   !syscall(SYS_pidfd_send_signal, t->pidfd, SIGCONT, NULL,
-			    0) &&
-		   !ptrace(PTRACE_CONT, t->pid, 0, 0)) {
-		adopt_wait(t, SIGCONT);
-	}
-	t->interrupted = 1;
-	return 0;
-}
-
 const struct uml_ops __uml_ptrace_ops = {
 	.aspace_create = aspace_create,
 	.aspace_destroy = aspace_destroy,
@@ -1094,6 +997,6 @@ const struct uml_ops __uml_ptrace_ops = {
 	.take_xstate = take_xstate,
 	.thread_clone = __uml_pt_thread_clone,
 	.thread_destroy = thread_destroy,
-	.thread_release = thread_release,
-	.thread_adopt = thread_adopt,
+	.thread_release = __uml_pt_thread_release,
+	.thread_adopt = __uml_pt_thread_adopt,
 };

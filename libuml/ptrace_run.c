@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * ptrace backend, thread side: running a guest thread with PTRACE_SYSEMU,
- * turning its stops into uml_exit events, kicks, FPU state and clone.
+ * turning its stops into uml_exit events, kicks, FPU state, clone, and
+ * handing a thread over to another runtime thread (a new tracer).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -410,5 +412,100 @@ int __uml_pt_thread_clone(struct uml_thread *parent, unsigned int flags,
 	*childp = c;
 	if (child_asp)
 		*child_asp = cas == as ? NULL : cas;
+	return 0;
+}
+
+/* ---- changing drivers ------------------------------------------------- */
+
+/*
+ * The tracer detaches, leaving the stub stopped.  The SIGSTOP is queued
+ * while the stub is held in its ptrace stop, so it takes effect on the way
+ * back to user mode, before any guest instruction, whatever stop that was
+ * (PTRACE_DETACH's own signal is ignored in an event stop).  Untraced, the
+ * stub is covered by its process group (stub_child() in ptrace.c): if the runtime
+ * dies, the group is orphaned with a stopped member, and the kernel's
+ * SIGHUP ends it.  The first stub's PR_SET_PDEATHSIG goes: it fires when
+ * the thread that forked the stub exits, no longer the one that drives it.
+ */
+int __uml_pt_thread_release(struct uml_thread *t)
+{
+	struct rusage ru;
+	int status;
+	pid_t r;
+
+	if (t->pid)
+		__uml_pt_inject(t, SYS_prctl, PR_SET_PDEATHSIG, 0, 0, 0, 0, 0);
+	if (!t->pid)	/* dead: its driver-to-be reports it */
+		return 0;
+	if (syscall(SYS_pidfd_send_signal, t->pidfd, SIGSTOP, NULL, 0) ||
+	    ptrace(PTRACE_DETACH, t->pid, 0, 0)) {
+		if (errno != ESRCH)
+			return -errno;
+		/* Killed while we trace it: collect the death now. */
+		__uml_pt_inject_failed(t);
+		return 0;
+	}
+	/* Only a group stop that happened counts for the orphaned group. */
+	do {
+		r = wait4(t->pid, &status, WUNTRACED | __WALL, &ru);
+	} while (r < 0 && errno == EINTR);
+	if (r == t->pid && !WIFSTOPPED(status)) {
+		__uml_aspace_usage_add(t->as, &ru);
+		__uml_pt_inject_died(t, status);
+	}
+	return 0;
+}
+
+/* Wait for @t's next stop: 0 if by @sig, else -1 (dead: exit_pending). */
+static int adopt_wait(struct uml_thread *t, int sig)
+{
+	int status;
+
+	while (!__uml_pt_wait_thread(t, &status)) {
+		if (!WIFSTOPPED(status)) {
+			__uml_pt_inject_died(t, status);
+			return -1;
+		}
+		if (WSTOPSIG(status) == sig)
+			return 0;
+		if (ptrace(PTRACE_CONT, t->pid, 0, 0))
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * Attach as the new tracer and take the stub's first stop: the SIGSTOP's
+ * signal-delivery stop, or its group stop trapped again (a SIGSTOP event
+ * stop).  Then end the group stop with a SIGCONT, which the stub takes
+ * before any user instruction: a stop still in effect would keep the
+ * next release's from being reported (and SIGCONT drops a SIGSTOP still
+ * queued).  A kick that came since the release was dropped (or, sent just
+ * before it, is discarded now): the first run reports an interruption, so
+ * that none is lost.
+ */
+int __uml_pt_thread_adopt(struct uml_thread *t)
+{
+	if (!t->pid)
+		return 0;	/* dead: the next run reports it */
+	if (ptrace(PTRACE_SEIZE, t->pid, 0, STUB_OPTIONS)) {
+		int err = errno;
+		siginfo_t si = { 0 };
+
+		/*
+		 * A stub killed while released is a zombie (EPERM): the next
+		 * run's wait collects it.  Alive, it is traced by another (a
+		 * debugger attached meanwhile).
+		 */
+		if (waitid(P_PIDFD, t->pidfd, &si, WEXITED | WNOHANG |
+			   WNOWAIT | __WALL) || !si.si_pid)
+			return -err;
+	} else if (!adopt_wait(t, SIGSTOP) &&
+		   !syscall(SYS_pidfd_send_signal, t->pidfd, SIGCONT, NULL,
+			    0) &&
+		   !ptrace(PTRACE_CONT, t->pid, 0, 0)) {
+		adopt_wait(t, SIGCONT);
+	}
+	t->interrupted = 1;
 	return 0;
 }
