@@ -135,6 +135,15 @@ int __uml_skas_host_init(struct uml_host *host);
 /* 0 if /dev/skas opens, speaks our API version and has what we need. */
 int __uml_skas_probe(void);
 
+#define PAGE_MASK_	0xfffULL
+/*
+ * For the stubs' seccomp filters (stub_host.c, ptrace.c): the legacy
+ * vsyscall page, and the instruction pointer's halves in seccomp_data.
+ */
+#define VSYSCALL_PAGE	0xffffffffff600000ULL
+#define SD_IP_LO	offsetof(struct seccomp_data, instruction_pointer)
+#define SD_IP_HI	(SD_IP_LO + 4)
+
 /* Shared helpers (uml.c). */
 extern const char __uml_stub_elf[], __uml_stub_elf_end[];
 int __uml_stub_memfd(void);
@@ -167,6 +176,7 @@ void __uml_pt_thread_free(struct uml_thread *t);
 struct uml_aspace *__uml_pt_aspace_new(struct uml_host *host, pid_t pid,
 				       int sock);
 int __uml_pt_wait(pid_t pid, int *status);
+int __uml_pt_wait_flags(struct uml_thread *t, int *status, int flags);
 int __uml_pt_wait_thread(struct uml_thread *t, int *status);
 long __uml_pt_inject(struct uml_thread *t, long nr, long a1, long a2,
 		     long a3, long a4, long a5, long a6);

@@ -72,22 +72,28 @@ int __uml_pt_wait(pid_t pid, int *status)
 }
 
 /*
- * __uml_pt_wait() for the task of @t: a death's rusage (each stub is a
- * process of its own) goes to the address space's.
+ * __uml_pt_wait() for the task of @t, with wait4() @flags beside __WALL
+ * (WUNTRACED: a group stop of the untraced stub too): a death's rusage
+ * (each stub is a process of its own) goes to the address space's.
  */
-int __uml_pt_wait_thread(struct uml_thread *t, int *status)
+int __uml_pt_wait_flags(struct uml_thread *t, int *status, int flags)
 {
 	struct rusage ru;
 	pid_t r;
 
 	do {
-		r = wait4(t->pid, status, __WALL, &ru);
+		r = wait4(t->pid, status, __WALL | flags, &ru);
 	} while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return -errno;
 	if (!WIFSTOPPED(*status))
 		__uml_aspace_usage_add(t->as, &ru);
 	return 0;
+}
+
+int __uml_pt_wait_thread(struct uml_thread *t, int *status)
+{
+	return __uml_pt_wait_flags(t, status, 0);
 }
 
 struct uml_thread *__uml_pt_thread_new(struct uml_aspace *as, pid_t pid)
@@ -313,6 +319,8 @@ static void __attribute__((noreturn)) stub_child(int stub_fd, int sock,
 		_exit(127);
 	/* Its own process group: see thread_release(). */
 	setpgid(0, 0);
+	/* For stub_confine()'s filter, inherited by the exec. */
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	for (sig = 1; sig < 65; sig++)
 		sigaction(sig, &sa, NULL);
 	/*
@@ -480,11 +488,6 @@ static int setup_handlers(struct uml_thread *t)
  * stub (thread_release()) continued by an outside SIGCONT.  Calls from
  * the vsyscall page pass, for the vsyscall filter, if any, to judge.
  */
-#define STUB_SYSCALL_RET	(STUB_SYSCALL + 2)	/* rip after "syscall" */
-#define VSYSCALL_PAGE		0xffffffffff600000ULL
-#define SD_IP_LO		offsetof(struct seccomp_data, instruction_pointer)
-#define SD_IP_HI		(SD_IP_LO + 4)
-
 static const struct sock_filter confine_insns[] = {
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SD_IP_HI),		/* 0 */
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, STUB_SYSCALL_RET >> 32, 0, 2),
@@ -513,9 +516,6 @@ static int stub_confine(struct uml_thread *t)
 	long ret;
 
 	memcpy(prog.insns, confine_insns, sizeof(confine_insns));
-	ret = __uml_pt_inject(t, SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
-	if (ret)
-		return ret;
 	pthread_mutex_lock(&t->as->stub_lock);
 	ret = scratch_write(t->as, &prog, sizeof(prog));
 	if (!ret)

@@ -429,9 +429,7 @@ int __uml_pt_thread_clone(struct uml_thread *parent, unsigned int flags,
  */
 int __uml_pt_thread_release(struct uml_thread *t)
 {
-	struct rusage ru;
 	int status;
-	pid_t r;
 
 	if (t->pid)
 		__uml_pt_inject(t, SYS_prctl, PR_SET_PDEATHSIG, 0, 0, 0, 0, 0);
@@ -446,13 +444,8 @@ int __uml_pt_thread_release(struct uml_thread *t)
 		return 0;
 	}
 	/* Only a group stop that happened counts for the orphaned group. */
-	do {
-		r = wait4(t->pid, &status, WUNTRACED | __WALL, &ru);
-	} while (r < 0 && errno == EINTR);
-	if (r == t->pid && !WIFSTOPPED(status)) {
-		__uml_aspace_usage_add(t->as, &ru);
+	if (!__uml_pt_wait_flags(t, &status, WUNTRACED) && !WIFSTOPPED(status))
 		__uml_pt_inject_died(t, status);
-	}
 	return 0;
 }
 

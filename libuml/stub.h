@@ -11,6 +11,7 @@
 #define STUB_CODE_SIZE		0x1000
 /* "syscall; int3": the only instruction the backend injects syscalls at. */
 #define STUB_SYSCALL		(STUB_BASE + 0x0)
+#define STUB_SYSCALL_RET	(STUB_SYSCALL + 2)	/* rip after the syscall */
 #define STUB_SYSCALL_END	(STUB_SYSCALL + 3)	/* rip after the int3 */
 /* Fault-info handler: "int3" (the tracer reads the signal frame). */
 #define STUB_HANDLER		(STUB_BASE + 0x10)

@@ -22,8 +22,6 @@
 
 #include "internal.h"
 
-#define PAGE_MASK_ 0xfffULL
-
 /*
  * The stub ELF (embedded by stub_blob.S) in a sealed memfd, which both
  * backends execute to get a fresh host task.  Returns the fd or -errno.
@@ -94,13 +92,10 @@ int __uml_stub_child_fds(int stub_fd, int keep, int keep_at)
  * that both backends already report, and 64-bit processes there have no
  * [vsyscall] mapping.
  */
-#define VSYSCALL_PAGE	0xffffffffff600000ULL
 #ifndef SYS_SECCOMP
 #define SYS_SECCOMP	1	/* SIGSYS si_code; not in glibc 2.36 */
 #endif
 #define SD_NR		offsetof(struct seccomp_data, nr)
-#define SD_IP_LO	offsetof(struct seccomp_data, instruction_pointer)
-#define SD_IP_HI	(SD_IP_LO + 4)
 
 static const struct sock_filter vsyscall_insns[] = {
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SD_NR),

@@ -18,7 +18,6 @@
 
 #include "internal.h"
 
-#define PAGE_MASK_ 0xfffULL
 
 const char *uml_version(void)
 {
