@@ -37,7 +37,7 @@ help:
 	@echo 'make check        everything: native tests, then the 6.1, 6.12 and debug VMs'
 	@echo 'make check-native the tests that run on this host (ptrace backend)'
 	@echo 'make asan         umlrun and libuml with ASan+UBSan, in build/asan'
-	@echo 'make tsan         libuml and its threads test with TSan, in build/tsan'
+	@echo 'make tsan         libuml, its threads test and umlrun with TSan, in build/tsan'
 	@echo 'make demo         a shell in a 6.12 VM with skas.ko loaded'
 	@echo '                  CMD=... runs a command instead; KVER=6.1; EXTRA=DIR -> /extra'
 	@echo 'make bench        benchmarks: every workload and path, 6.12 and 6.1 VMs'
@@ -132,20 +132,24 @@ build/asan/guest-runtime/umlrun:
 	$(MAKE) -C build/asan/libuml CFLAGS='$(ASAN_CFLAGS)'
 	$(MAKE) -C build/asan/guest-runtime CFLAGS='$(ASAN_CFLAGS)' STATIC=
 
-# libuml and its several-runtime-threads test under ThreadSanitizer, in
-# build/tsan (dynamic: TSan cannot link statically); native.list runs it.
+# libuml with its several-runtime-threads test, and umlrun, under
+# ThreadSanitizer in build/tsan (dynamic: TSan cannot link statically);
+# native.list runs both (selftests/runtime/tsan.sh for umlrun).
 TSAN_CFLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
 TSAN_TEST_CFLAGS := $(TSAN_CFLAGS) -Wall -Wextra -Werror \
 	-Wno-unused-parameter -Wno-sign-compare -Wno-clobbered -Ibuild/tsan/libuml \
 	-Ibuild/tsan/uapi -pthread
-tsan: build/tsan/selftests/libuml/threads
-.PHONY: build/tsan/selftests/libuml/threads
+tsan: build/tsan/selftests/libuml/threads build/tsan/guest-runtime/umlrun
+.PHONY: build/tsan/selftests/libuml/threads build/tsan/guest-runtime/umlrun
 build/tsan/selftests/libuml/threads:
 	@mkdir -p build/tsan
 	git ls-files -z VERSION libuml uapi selftests/libuml selftests/kselftest.h \
 		selftests/kselftest_harness.h | xargs -0 cp -u --parents -t build/tsan
 	$(MAKE) -C build/tsan/libuml CFLAGS='$(TSAN_CFLAGS)' libuml.a
 	$(CC) $(TSAN_TEST_CFLAGS) -o $@ $@.c build/tsan/libuml/libuml.a
+build/tsan/guest-runtime/umlrun: build/tsan/selftests/libuml/threads
+	git ls-files -z guest-runtime | xargs -0 cp -u --parents -t build/tsan
+	$(MAKE) -C build/tsan/guest-runtime CFLAGS='$(TSAN_CFLAGS)' STATIC=
 
 check:
 	$(QEMU)/check.sh

@@ -118,6 +118,7 @@ static int exec_commit(struct task *t, int fd, int ifd, const char *path,
 	struct proc *p = t->p;
 	int r;
 
+	world_stop_for(p);	/* the others may run on other workers */
 	while (p->threads->next_in_proc || p->threads != t) {
 		struct task *o = p->threads == t ? t->next_in_proc : p->threads;
 

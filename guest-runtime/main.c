@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,7 +51,7 @@ static void usage(int status)
 	fprintf(status ? stderr : stdout,
 		"usage: umlrun [--backend=skas|ptrace|auto] [--root=DIR] [--rw]\n"
 		"              [--strace] [--stats] [--no-fast] [--max-procs=N]\n"
-		"              [--net=inet|none|host]\n"
+		"              [--net=inet|none|host] [--cpus=N]\n"
 		"              [--] PROGRAM [ARGS...]\n"
 		"       umlrun --list-syscalls | --version\n");
 	exit(status);
@@ -107,6 +108,13 @@ static int parse_options(int argc, char **argv)
 				opt.net = NET_HOST;
 			else
 				die("unknown --net mode '%s'", s + 6);
+		} else if (strncmp(s, "--cpus=", 7) == 0) {
+			char *end;
+			long n = strtol(s + 7, &end, 10);
+
+			if (end == s + 7 || *end || n < 1 || n > GUEST_MAX_CPUS)
+				die("bad --cpus: 1 to %d", GUEST_MAX_CPUS);
+			opt.cpus = n;
 		} else if (strncmp(s, "--max-procs=", 12) == 0) {
 			opt.max_procs = atoi(s + 12);
 			if (opt.max_procs < 1)
@@ -182,6 +190,30 @@ static const char *find_program(const char *prog)
 	return prog;
 }
 
+/*
+ * --cpus's default: the host CPUs umlrun may run on (its affinity, which
+ * is at most the online ones), up to what a guest cpumask holds.
+ */
+static int host_cpus(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > GUEST_MAX_CPUS ? GUEST_MAX_CPUS : n;
+}
+
+/* The end, from whichever worker saw the guest init exit. */
+void runtime_exit(int status)
+{
+	if (opt.stats)
+		stats_print();
+	uml_host_close(host);
+	exit(status);
+}
+
 extern int proc_start_init(const char *path, int argc, char **argv,
 			   char **envp);
 
@@ -201,13 +233,13 @@ int main(int argc, char **argv)
 		die("cannot open backend '%s': %s",
 		    uml_backend_name(opt.backend), uml_strerror(r));
 	fast_init();
+	if (!opt.cpus)
+		opt.cpus = host_cpus();
+	guest_ncpus = opt.cpus;
+	smp_init(opt.cpus);
 
 	r = proc_start_init(find_program(argv[first]), argc - first, argv + first, environ);
 	if (r < 0)
 		return start_status(r);
-	r = sched_loop();
-	if (opt.stats)
-		stats_print();
-	uml_host_close(host);
-	return r;
+	runtime_exit(sched_loop());
 }

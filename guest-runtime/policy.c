@@ -508,11 +508,11 @@ long sys_sched_yield(struct task *t, const uint64_t *a)
 }
 
 /*
- * The guest's CPUs.  The runtime runs one guest thread at a time, so the
- * guest is a uniprocessor: guest_ncpus is 1, and everything that tells
- * the guest about CPUs answers from it (an SMP runtime changes it here):
+ * The guest's CPUs: one per worker (--cpus, smp.c), set by main().  All
+ * that tells the guest about CPUs answers from guest_ncpus:
  * sched_getaffinity and getcpu below, /proc/cpuinfo and
- * /sys/devices/system/cpu/{online,possible,present} (procfs.c).
+ * /sys/devices/system/cpu/{online,possible,present} (procfs.c).  A task's
+ * affinity is where smp.c places it.
  */
 int guest_ncpus = 1;
 
@@ -566,13 +566,20 @@ long sys_sched_setaffinity(struct task *t, const uint64_t *a)
 	if (!mask)
 		return -EINVAL;
 	d->cpumask = mask;
+	if (d->cpu >= 0 && !(mask & (1ULL << d->cpu))) {
+		/* Off a CPU it may not use before it runs again (smp.c). */
+		d->yield = true;
+		task_kick(d);
+	}
 	return 0;
 }
 
-/* The CPU the task runs on: the first of its mask; node 0. */
+/* The CPU (worker) the task runs on, one of its mask; node 0. */
 long sys_getcpu(struct task *t, const uint64_t *a)
 {
-	uint32_t cpu = __builtin_ctzll(t->cpumask), node = 0;
+	uint32_t cpu = t->cpu >= 0 && (t->cpumask & (1ULL << t->cpu)) ?
+		       t->cpu : __builtin_ctzll(t->cpumask);
+	uint32_t node = 0;
 	int err = 0;
 
 	if (a[0] && copy_to_guest(t, a[0], &cpu, 4) < 0)

@@ -87,6 +87,7 @@ struct task *task_new(struct proc *p, struct uml_thread *th, int tid)
 	t->p = p;
 	t->th = th;
 	t->state = TASK_RUNNABLE;
+	t->cpu = -1;
 	t->cpumask = guest_cpus_all();
 	t->next_in_proc = p->threads;
 	p->threads = t;
@@ -120,21 +121,28 @@ static void task_unlink(struct task *t)
 	pidfd_task_gone(t);
 	sched_dequeue(t);
 	wait_reset(&t->w);	/* an open FIFO it waited in, for one */
-	if (current == t)
-		current = NULL;
 	t->state = TASK_DEAD;
 	t->th = NULL;
 	t->dead_next = dead_tasks;
 	dead_tasks = t;
 }
 
-/* Called from the scheduler's loop, where no handler holds a task. */
+/*
+ * Called from the scheduler's loop, where no handler holds a task; one a
+ * worker holds (smp.c) waits until it lets it go.
+ */
 void tasks_free_dead(void)
 {
-	while (dead_tasks) {
-		struct task *t = dead_tasks;
+	struct task **pp = &dead_tasks;
 
-		dead_tasks = t->dead_next;
+	while (*pp) {
+		struct task *t = *pp;
+
+		if (t->held) {
+			pp = &t->dead_next;
+			continue;
+		}
+		*pp = t->dead_next;
 		sigqueue_drop(&t->pending, ~0ULL);
 		free(t->w.fds);
 		free(t);
@@ -317,6 +325,7 @@ void proc_exit_group(struct proc *p, int wstatus)
 
 	if (p->state != PROC_ALIVE)
 		return;
+	world_stop_for(p);	/* its threads may run on other workers */
 	p->state = PROC_ZOMBIE;
 	p->wstatus = wstatus;
 	pidfd_exited(p);

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The scheduler: one runtime thread drives every guest thread in turn.
+ * The scheduler: each worker (smp.c) drives the guest threads placed on it
+ * in turn.
  *
- * A runnable task runs until it blocks, dies or its time slice ends (a
- * SIGALRM kicks the running guest out of uml_thread_run()).  That timer is
- * one-shot, armed for the end of the slice or the earliest deadline of a
- * blocked task or timer if that comes first, so that a guest waiting for
- * a time wakes then, not at the next slice.  When nothing is runnable the
- * runtime sleeps in ppoll() on the host fds until the earliest deadline.
+ * A runnable task runs until it blocks, dies or its time slice ends (the
+ * worker's SIGALRM kicks its running guest out of uml_thread_run()).  That
+ * timer is one-shot, armed for the end of the slice or the earliest
+ * deadline of a blocked task or timer if that comes first, so that a guest
+ * waiting for a time wakes then, not at the next slice.  When it has
+ * nothing to run, a worker sleeps in ppoll() on the host fds of every
+ * blocked task until the earliest deadline, or until another worker queues
+ * a task on it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,16 +25,13 @@
 
 #include "umlrun.h"
 
-struct task *current;
-static struct task *rq_head, *rq_tail;
-static volatile sig_atomic_t tick;
+__thread struct task *current;
 static volatile sig_atomic_t host_sig;
 static volatile sig_atomic_t dump_req;
 static bool host_tstp;		/* a ^Z was forwarded: stop along with init */
 bool io_activity;
 static bool deadline_new;	/* one may come before the armed SIGALRM */
 static int64_t next_deadline;	/* earliest of poll_events(), 0 = none */
-static int64_t timer_at;	/* when the armed SIGALRM comes, 0 = off */
 
 int64_t now_ns(void)
 {
@@ -102,30 +102,39 @@ int guest_timeout(struct task *t, uint64_t uts)
 	return 0;
 }
 
+/* Queue @t on its worker, placing a new task first. */
 void sched_enqueue(struct task *t)
 {
+	struct worker *w;
+
 	if (t->on_rq || t->state == TASK_DEAD)
 		return;
+	if (t->cpu < 0)
+		task_place(t);
+	w = &workers[t->cpu];
 	t->on_rq = true;
 	t->rq_next = NULL;
-	if (rq_tail)
-		rq_tail->rq_next = t;
+	if (w->rq_tail)
+		w->rq_tail->rq_next = t;
 	else
-		rq_head = t;
-	rq_tail = t;
+		w->rq_head = t;
+	w->rq_tail = t;
+	worker_notify(w);
 }
 
 void sched_dequeue(struct task *t)
 {
+	struct worker *w;
 	struct task **pp, *prev = NULL;
 
 	if (!t->on_rq)
 		return;
-	for (pp = &rq_head; *pp; prev = *pp, pp = &(*pp)->rq_next) {
+	w = &workers[t->cpu];
+	for (pp = &w->rq_head; *pp; prev = *pp, pp = &(*pp)->rq_next) {
 		if (*pp == t) {
 			*pp = t->rq_next;
-			if (rq_tail == t)
-				rq_tail = prev;
+			if (w->rq_tail == t)
+				w->rq_tail = prev;
 			break;
 		}
 	}
@@ -134,13 +143,13 @@ void sched_dequeue(struct task *t)
 
 static struct task *rq_pop(void)
 {
-	struct task *t = rq_head;
+	struct task *t = self->rq_head;
 
 	if (!t)
 		return NULL;
-	rq_head = t->rq_next;
-	if (!rq_head)
-		rq_tail = NULL;
+	self->rq_head = t->rq_next;
+	if (!self->rq_head)
+		self->rq_tail = NULL;
 	t->on_rq = false;
 	return t;
 }
@@ -216,14 +225,20 @@ void wake_children_waiters(struct proc *p)
 			sched_wake(t);
 }
 
-/* Collect the host fds and deadlines of blocked tasks; wake the ready ones. */
+/*
+ * Collect the host fds and deadlines of blocked tasks; wake the ready ones.
+ * With @may_sleep, an idle worker's wait: until one is ready, the earliest
+ * deadline or a wake-up of this worker (its wake_fd, last in the set).
+ * It sleeps without the lock; when there are other workers, what it
+ * collected may be stale by then, so it looks again without sleeping.
+ */
 static void poll_events(bool may_sleep)
 {
-	static struct pollfd *pfd;
-	static int pcap;
+	static __thread struct pollfd *pfd;
+	static __thread int pcap;
 	int64_t now = now_ns(), next = itimers_fire(now), pt = posix_timers_fire(now);
 	struct timespec ts, *timeout = NULL;
-	int n = 0, i;
+	int n = 0, i, r;
 	struct proc *p;
 	struct task *t;
 
@@ -240,7 +255,7 @@ static void poll_events(bool may_sleep)
 			}
 			if (t->w.deadline && (!next || t->w.deadline < next))
 				next = t->w.deadline;
-			if (n + t->w.nfds > pcap) {
+			if (n + t->w.nfds + 1 > pcap) {
 				pcap = (n + t->w.nfds) * 2 + 16;
 				pfd = realloc(pfd, pcap * sizeof(*pfd));
 				if (!pfd)
@@ -253,7 +268,8 @@ static void poll_events(bool may_sleep)
 		}
 	}
 	next_deadline = next;
-	if (!may_sleep || rq_head) {
+	if (!may_sleep || self->rq_head) {
+		may_sleep = false;
 		ts = (struct timespec){ 0, 0 };
 		timeout = &ts;
 	} else if (next) {
@@ -262,7 +278,25 @@ static void poll_events(bool may_sleep)
 		ts = (struct timespec){ d / 1000000000, d % 1000000000 };
 		timeout = &ts;
 	}
-	if (ppoll(pfd, n, timeout, NULL) <= 0 && !next)
+	if (!pfd) {
+		pcap = 16;
+		pfd = malloc(pcap * sizeof(*pfd));
+		if (!pfd)
+			die("out of memory");
+	}
+	if (may_sleep && nworkers > 1) {
+		pfd[n] = (struct pollfd){ .fd = self->wake_fd, .events = POLLIN };
+		self->polling = true;
+		brl_unlock();
+		ppoll(pfd, n + 1, timeout, NULL);
+		brl_lock();
+		self->polling = false;
+		worker_woken(self);
+		poll_events(false);
+		return;
+	}
+	r = ppoll(pfd, n, timeout, NULL);
+	if (r <= 0 && !next)
 		return;
 	now = now_ns();
 	i = 0;
@@ -292,10 +326,12 @@ static void kick_current(void)
 		uml_thread_kick(t->th);
 }
 
+/* The worker's slice timer: it comes to the worker's thread alone. */
 static void on_alarm(int sig)
 {
 	(void)sig;
-	tick = 1;
+	if (self)
+		self->tick = 1;
 	kick_current();
 }
 
@@ -331,10 +367,11 @@ static void dump_tasks(void)
 			p->stopped ? " stopped" : "", p->comm);
 		for (t = p->threads; t; t = t->next_in_proc) {
 			fprintf(stderr,
-				"umlrun:   tid %d %s%s nr %lld mask %#llx pending %#llx",
-				t->tid, task_states[t->state],
+				"umlrun:   tid %d cpu %d %s%s nr %lld mask %#llx pending %#llx",
+				t->tid, t->cpu, task_states[t->state],
 				t->on_rq ? " queued" : "",
-				t->th && t->state != TASK_DEAD ?
+				t->th && t->state != TASK_DEAD &&
+				(!t->held || t->cpu == self->id) ?
 				(long long)uml_thread_regs(t->th)->orig_rax : -1LL,
 				(unsigned long long)t->sigmask,
 				(unsigned long long)(t->pending.set |
@@ -370,10 +407,10 @@ static void on_host_signal(int sig)
 	kick_current();
 }
 
-/* One SIGALRM at CLOCK_MONOTONIC @at, none if 0. */
+/* One SIGALRM for this worker at CLOCK_MONOTONIC @at, none if 0. */
 static void timer_arm(int64_t at)
 {
-	struct itimerval it = { { 0, 0 }, { 0, 0 } };
+	struct itimerspec it = { { 0, 0 }, { 0, 0 } };
 
 	if (at) {
 		int64_t d = at - now_ns();
@@ -381,10 +418,23 @@ static void timer_arm(int64_t at)
 		if (d < 1000)
 			d = 1000;	/* 0 would disarm it */
 		it.it_value.tv_sec = d / 1000000000;
-		it.it_value.tv_usec = (d % 1000000000 + 999) / 1000;
+		it.it_value.tv_nsec = d % 1000000000;
 	}
-	timer_at = at;
-	setitimer(ITIMER_REAL, &it, NULL);
+	self->timer_at = at;
+	timer_settime(self->timer, 0, &it, NULL);
+}
+
+/* The worker's slice timer: a SIGALRM to its own thread. */
+void sched_worker_init(void)
+{
+	struct sigevent sev;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGALRM;
+	sev._sigev_un._tid = self->tid;	/* glibc 2.36 has no sigev_notify_thread_id */
+	if (timer_create(CLOCK_MONOTONIC, &sev, &self->timer) < 0)
+		die("timer_create: %s", strerror(errno));
 }
 
 /*
@@ -414,7 +464,7 @@ static void deadline_check(void)
 {
 	deadline_new = false;
 	poll_events(false);
-	if (next_deadline && timer_at && next_deadline < timer_at)
+	if (next_deadline && self->timer_at && next_deadline < self->timer_at)
 		timer_arm(next_deadline);
 }
 
@@ -424,7 +474,8 @@ static void deadline_check(void)
  */
 static void slice_next(void)
 {
-	tick = 0;
+	self->tick = 0;
+	self->balance = true;
 	io_activity = false;
 	deadline_new = false;
 	cpu_timers_check();
@@ -449,7 +500,6 @@ static void setup_timer(void)
 	sigaction(SIGWINCH, &sa, NULL);
 	sa.sa_handler = on_dump;
 	sigaction(SIGUSR1, &sa, NULL);
-	slice_timer(true);
 }
 
 /*
@@ -545,7 +595,8 @@ static void handle_exit(struct task *t, const struct uml_exit *ex)
 /*
  * Run @t until it blocks, dies or uses up its slice.  True if it is still
  * runnable: the caller queues it again, behind the tasks whose wait the
- * slice's end may have ended.
+ * slice's end may have ended.  The guest runs without the lock; its task
+ * may die meanwhile (another worker stopped the world to end it).
  */
 static bool run_task(struct task *t)
 {
@@ -568,13 +619,21 @@ static bool run_task(struct task *t)
 			return false;	/* proc_continue() queues it again */
 		if (deadline_new)
 			deadline_check();
-		if (tick || host_sig || dump_req || t->yield) {
+		if (self->tick || host_sig || dump_req || t->yield) {
 			t->yield = false;
 			return true;
 		}
+		world_resume();
 		current = t;
+		__atomic_store_n(&self->run_task, t, __ATOMIC_RELEASE);
+		brl_unlock();
 		r = uml_thread_run(t->th, &ex);
+		/* Before the lock: a SIGALRM must not kick it once it is gone. */
 		current = NULL;
+		__atomic_store_n(&self->run_task, NULL, __ATOMIC_RELEASE);
+		brl_lock();
+		if (t->state == TASK_DEAD)
+			return false;
 		if (r < 0) {
 			t->th_gone = true;
 			proc_exit_group(t->p, SIGKILL);
@@ -585,12 +644,25 @@ static bool run_task(struct task *t)
 	}
 }
 
-int sched_loop(void)
+/* Run @t, held: it is not freed under us even if it dies. */
+static bool run_held(struct task *t)
+{
+	bool again;
+
+	t->held = true;
+	again = run_task(t);
+	t->held = false;
+	return again;
+}
+
+/* The loop of every worker, with the lock held; init's exit status. */
+int sched_worker_loop(void)
 {
 	struct task *t;
 
-	setup_timer();
+	slice_timer(true);
 	for (;;) {
+		world_resume();
 		tasks_free_dead();
 		sigfd_refresh();
 		if (init_proc->state == PROC_ZOMBIE)
@@ -603,7 +675,7 @@ int sched_loop(void)
 			host_tstp = false;
 			stop_runtime();
 		}
-		if (tick) {
+		if (self->tick) {
 			slice_next();
 		} else if (io_activity) {
 			io_activity = false;
@@ -611,6 +683,10 @@ int sched_loop(void)
 		}
 		if (deadline_new)
 			deadline_check();
+		if (self->balance) {
+			self->balance = false;
+			worker_balance();
+		}
 		t = rq_pop();
 		if (!t) {
 			slice_timer(false);
@@ -619,11 +695,23 @@ int sched_loop(void)
 			slice_timer(true);
 			continue;
 		}
-		if (!run_task(t))
+		if (task_move_allowed(t) || !run_held(t))
 			continue;
-		if (tick)
+		if (self->tick)
 			slice_next();	/* who is due runs before @t again */
 		sched_enqueue(t);
 	}
+	/* The end: nothing may run while the rest of the guest is killed. */
+	world_stop();
 	return init_exit_status();
+}
+
+/* Worker 0, the main thread: the others start from here. */
+int sched_loop(void)
+{
+	brl_lock();
+	setup_timer();
+	sched_worker_init();
+	smp_start();
+	return sched_worker_loop();
 }

@@ -72,6 +72,8 @@ static void sig_kick(struct task *t, int sig)
 		return;
 	if (t->state == TASK_BLOCKED && !t->w.vfork)
 		sched_wake(t);
+	else
+		task_kick(t);	/* it may run on another worker */
 }
 
 /*
@@ -365,9 +367,13 @@ static void notify_parent_stop(struct proc *p, int code, int status)
 /* Job control: the whole process stops (its threads are not scheduled). */
 static void proc_stop(struct proc *p, int sig)
 {
+	struct task *t;
+
 	if (p->stopped)
 		return;
 	p->stopped = true;
+	for (t = p->threads; t; t = t->next_in_proc)
+		task_kick(t);	/* the ones running on other workers stop now */
 	p->stop_report = (sig << 8) | 0x7f;
 	p->cont_report = false;
 	notify_parent_stop(p, CLD_STOPPED, sig);

@@ -2,21 +2,25 @@
 /*
  * umlrun: a small user-mode kernel over libuml.  Shared declarations.
  *
- * The runtime is single threaded.  Every guest thread is a struct task,
- * every guest process (thread group) a struct proc.  A guest syscall is
- * handled by one function of the dispatch table (syscall.c); a handler that
- * would block records what it waits for and returns SYS_BLOCK, and the
- * scheduler (sched.c) calls it again once that may have changed.
+ * Every guest thread is a struct task, every guest process (thread group)
+ * a struct proc.  A guest syscall is handled by one function of the
+ * dispatch table (syscall.c); a handler that would block records what it
+ * waits for and returns SYS_BLOCK, and the scheduler (sched.c) calls it
+ * again once that may have changed.  The runtime has one thread per guest
+ * CPU, each driving the guest threads placed on it; all this state is
+ * under one lock, which a handler holds throughout (smp.c).
  */
 #ifndef UMLRUN_H
 #define UMLRUN_H
 
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "uml.h"
 
@@ -50,6 +54,7 @@ struct options {
 	bool strace;
 	bool stats;
 	bool no_fast;		/* no fast tiers, no vDSO: every syscall traps */
+	int cpus;		/* --cpus=: workers, the guest's CPUs */
 	int max_procs;
 	enum uml_backend backend;
 	enum { NET_INET, NET_NONE, NET_HOST } net;	/* --net= */
@@ -334,6 +339,8 @@ struct task {
 	struct task *next_in_proc;
 	struct task *rq_next;
 	bool on_rq;
+	int cpu;		/* the worker it is placed on, -1 until queued */
+	bool held;		/* its worker has it in hand (smp.c) */
 	bool yield;		/* sched_yield: go to the back of the queue */
 	bool th_gone;		/* host task already dead */
 	struct task *dead_next;
@@ -545,7 +552,45 @@ int timespec_from_guest(struct task *t, uint64_t uts, struct timespec *ts);
 int guest_timeout(struct task *t, uint64_t uts);
 long poll_time_left(struct task *t, unsigned int flags, const uint64_t *a,
 		    long ret);
-extern struct task *current;
+extern __thread struct task *current;	/* the task this worker runs */
+
+/* ---- runtime threads (smp.c) ------------------------------------------- */
+
+struct worker {
+	int id;			/* its guest CPU */
+	pid_t tid;
+	struct task *rq_head, *rq_tail;	/* its run queue */
+	struct task *run_task;	/* in uml_thread_run() now (atomic) */
+	int wake_fd;		/* eventfd that ends its ppoll() */
+	bool polling;		/* asleep in ppoll(), without the lock */
+	bool woken;		/* wake_fd was written */
+	volatile sig_atomic_t tick;	/* its slice ended (SIGALRM) */
+	timer_t timer;		/* its slice timer */
+	bool timer_ok;
+	int64_t timer_at;	/* when it fires, 0 = off */
+	bool balance;		/* a slice ended: worker_balance() */
+};
+
+extern struct worker *workers;
+extern int nworkers;
+extern __thread struct worker *self;
+
+void smp_init(int n);
+void smp_start(void);
+void brl_lock(void);
+void brl_unlock(void);
+void world_stop(void);
+void world_stop_for(struct proc *p);
+void world_resume(void);
+void task_place(struct task *t);
+void task_kick(struct task *t);
+bool task_move_allowed(struct task *t);
+void worker_notify(struct worker *w);
+void worker_woken(struct worker *w);
+void worker_balance(void);
+void sched_worker_init(void);
+int sched_worker_loop(void);
+void runtime_exit(int status) __attribute__((noreturn));
 
 /* ---- fast tiers (fast.c) ---------------------------------------------- */
 

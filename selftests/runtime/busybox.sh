@@ -6,18 +6,26 @@
 # says so) and the exit status must be identical.  Then the runtime's own
 # cases: a segfault, a recovered SIGSEGV, a bounded fork bomb, bad input.
 #
-# Usage: selftests/runtime/busybox.sh [ptrace|skas] [--no-fast]
+# Usage: selftests/runtime/busybox.sh [ptrace|skas] [--no-fast] [--cpus=N]
 #        (backend default: $UML_BACKEND, else ptrace; --no-fast: every
-#        umlrun run without the fast tiers and without a vDSO)
+#        umlrun run without the fast tiers and without a vDSO; --cpus=N:
+#        every run with N runtime threads, where the default is one per
+#        host CPU)
 # Runs from the repository root (or its copy in the VM); needs only busybox.
 
 B=${1:-${UML_BACKEND:-ptrace}}
+[ $# -gt 0 ] && shift
 NOFAST=
-case "$2" in
-"") ;;
---no-fast) NOFAST=--no-fast ;;
-*) echo "usage: $0 [ptrace|skas] [--no-fast]" >&2; exit 2 ;;
-esac
+CPUS=
+for a in "$@"; do
+	case "$a" in
+	--no-fast) NOFAST=--no-fast ;;
+	--cpus=[1-9]|--cpus=[1-9][0-9]) CPUS=${a#--cpus=} ;;
+	*) echo "usage: $0 [ptrace|skas] [--no-fast] [--cpus=N]" >&2; exit 2 ;;
+	esac
+done
+# What every umlrun run below takes.
+UOPTS="$NOFAST${CPUS:+ --cpus=$CPUS}"
 BB=/bin/busybox
 cd "$(dirname "$0")/../.." || exit 1
 TOP=$(pwd)
@@ -105,7 +113,7 @@ run_case() {
 	(cd "$WORK/w" && $BB timeout 60 $BB sh -c "$2" > "$WORK/native" 2>&1)
 	nst=$?
 	setup_work
-	(cd "$WORK/w" && guest_timeout "$UMLRUN" --backend="$B" $NOFAST --rw \
+	(cd "$WORK/w" && guest_timeout "$UMLRUN" --backend="$B" $UOPTS --rw \
 		$BB sh -c "$2" > "$WORK/guest" 2>&1)
 	gst=$?
 	if [ $nst -eq $gst ] && $BB cmp -s "$WORK/native" "$WORK/guest"; then
@@ -124,7 +132,7 @@ expect_status() {
 	name=$1
 	want=$2
 	shift 2
-	guest_timeout "$UMLRUN" --backend="$B" $NOFAST "$@" > "$WORK/out" 2>&1
+	guest_timeout "$UMLRUN" --backend="$B" $UOPTS "$@" > "$WORK/out" 2>&1
 	st=$?
 	if [ "$st" = "$want" ]; then
 		ok "$name"
@@ -140,7 +148,7 @@ expect_output() {
 	name=$1
 	want=$2
 	shift 2
-	got=$(guest_timeout "$UMLRUN" --backend="$B" $NOFAST "$@" 2>&1)
+	got=$(guest_timeout "$UMLRUN" --backend="$B" $UOPTS "$@" 2>&1)
 	st=$?
 	if [ $st -eq 0 ] && [ "$got" = "$want" ]; then
 		ok "$name"
@@ -155,7 +163,7 @@ expect_grep() {
 	name=$1
 	pat=$2
 	shift 2
-	guest_timeout "$UMLRUN" --backend="$B" $NOFAST "$@" > "$WORK/out" 2>&1
+	guest_timeout "$UMLRUN" --backend="$B" $UOPTS "$@" > "$WORK/out" 2>&1
 	if $BB grep -q -- "$pat" "$WORK/out"; then
 		ok "$name"
 	else

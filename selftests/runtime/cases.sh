@@ -62,7 +62,7 @@ run_case "named pipe: writer leaves" 'mkfifo p; (exec 3>p; sleep 0.1) & cat p; e
 # one that leaves at once; SA_RESTART restarts it (fifo.c).
 setup_work
 native=$(cd "$WORK/w" && $BB timeout 60 "$TESTBIN/fifo" open 2>&1)
-guest=$(cd "$WORK/w" && guest_timeout "$UMLRUN" --backend="$B" $NOFAST --rw \
+guest=$(cd "$WORK/w" && guest_timeout "$UMLRUN" --backend="$B" $UOPTS --rw \
 	"$TESTBIN/fifo" open 2>&1)
 gst=$?
 if [ $gst -eq 0 ] && [ "$native" = "open ok" ] && [ "$guest" = "$native" ]; then
@@ -84,7 +84,7 @@ fi
 setup_work
 native=$(cd "$WORK/w" && $BB timeout 60 "$TESTBIN/fifo" race 100000 0.5 2>&1)
 guest=$(cd "$WORK/w" && "$TESTBIN/fifo" flood "$GUEST_SECS" "$UMLRUN" \
-	--backend="$B" $NOFAST --rw "$TESTBIN/fifo" race 100000 2 2>&1)
+	--backend="$B" $UOPTS --rw "$TESTBIN/fifo" race 100000 2 2>&1)
 gst=$?
 if [ $gst -eq 0 ] && [ "$native" = "race ok" ] && [ "$guest" = "$native" ]; then
 	ok "named pipes: no early EOF, no lost partner, with signals flooding the runtime"
@@ -115,7 +115,7 @@ if $debug_vm; then
 else
 	setup_work
 	guest=$(cd "$WORK/w" && "$TESTBIN/fifo" flood "$GUEST_SECS" "$UMLRUN" \
-		--backend="$B" $NOFAST --rw $BB sh -c \
+		--backend="$B" $UOPTS --rw $BB sh -c \
 		"i=0; while [ \$i -lt 20 ]; do $TESTBIN/xfer > /dev/null || exit \$?; i=\$((i + 1)); done; echo xfer ok" 2>&1)
 	gst=$?
 	if [ $gst -eq 0 ] && [ "$guest" = "xfer ok" ]; then
@@ -133,7 +133,7 @@ fi
 setup_work
 native=$(cd "$WORK/w" && $BB timeout 60 "$TESTBIN/ltpcalls" xferloop 0.3 2>&1)
 guest=$(cd "$WORK/w" && "$TESTBIN/fifo" flood "$GUEST_SECS" "$UMLRUN" \
-	--backend="$B" $NOFAST --rw "$TESTBIN/ltpcalls" xferloop 1 2>&1)
+	--backend="$B" $UOPTS --rw "$TESTBIN/ltpcalls" xferloop 1 2>&1)
 gst=$?
 if [ $gst -eq 0 ] && [ "$native" = "xferloop ok" ] && [ "$guest" = "$native" ]; then
 	ok "sendfile and copy_file_range move it all, with signals flooding the runtime"
@@ -254,6 +254,10 @@ fi
 expect_output "job control: stop, WUNTRACED, continue, no EINTR" \
 	"jobctl ok" "$TESTBIN/jobctl"
 expect_output "threads, futexes, tgkill" "threads 80000" "$TESTBIN/threads"
+# Races with several runtime threads (smp.c); as many CPUs as the guest has.
+expect_output "SMP races: mmap, exit_group, execve, group signals, fork, wait" \
+	"smp ok ($(guest_timeout "$UMLRUN" --backend="$B" $UOPTS $BB nproc) CPUs)" \
+	"$TESTBIN/smp"
 # LTP's checkpoints: a non-private futex is keyed by what is mapped (a
 # shared anonymous mapping over fork, one file in two processes), a
 # private one by the address space (futexsh.c).
@@ -377,8 +381,14 @@ run_case "clone3: sizes, flags, exit_signal, stack, tls, tids, set_tid, as the k
 expect_output "clone3: CLONE_INTO_CGROUP is EINVAL in a guest" \
 	"CLONE_INTO_CGROUP (no cgroups): EINVAL" \
 	"$TESTBIN/calls" clone3-guest
-run_case "CPUs: affinity, getcpu, /proc/cpuinfo, /sys/devices/system/cpu agree" \
-	"$TESTBIN/calls cpu"
+# The guest's CPUs are the host's unless --cpus says another number.
+if [ -n "$CPUS" ] && [ "$CPUS" != "$($BB nproc)" ]; then
+	skip_case "CPUs: affinity, getcpu, /proc/cpuinfo, /sys/devices/system/cpu agree" \
+		"the guest has $CPUS CPUs, the host $($BB nproc)"
+else
+	run_case "CPUs: affinity, getcpu, /proc/cpuinfo, /sys/devices/system/cpu agree" \
+		"$TESTBIN/calls cpu"
+fi
 run_case "memfd_create: flags, name limit, a mapping shared by fork, seals" \
 	"$TESTBIN/calls memfd"
 run_case "close_range: ranges, CLOEXEC, UNSHARE with a CLONE_FILES child" \
@@ -445,7 +455,7 @@ expect_output "vDSO (AT_SYSINFO_EHDR) unless --no-fast" "vdso $vdso" "$TESTBIN/i
 # Identity calls checked against the runtime's own answers across fork,
 # exec, threads, reparenting, setpgid, setsid and setuid; with the tiers
 # on, the whole output must also equal the one with --no-fast.
-ids_out=$(guest_timeout "$UMLRUN" --backend="$B" $NOFAST "$TESTBIN/ids" 2>&1)
+ids_out=$(guest_timeout "$UMLRUN" --backend="$B" $UOPTS "$TESTBIN/ids" 2>&1)
 st=$?
 if [ $st -eq 0 ] && [ "$(echo "$ids_out" | $BB tail -n 1)" = "ids ok" ]; then
 	ok "ids: getpid, getppid, gettid, getpgrp, uids right everywhere"
@@ -469,7 +479,7 @@ if [ -z "$NOFAST" ]; then
 fi
 # An unsupported syscall (ioprio_get, 252) is reported once per run, not
 # per call.
-n_unsup=$($BB timeout 60 "$UMLRUN" --backend="$B" $NOFAST --strace $BB sh -c \
+n_unsup=$($BB timeout 60 "$UMLRUN" --backend="$B" $UOPTS --strace $BB sh -c \
 	'ionice; ionice' 2>&1 | $BB grep -c "unsupported syscall 252")
 if [ "$n_unsup" = 1 ]; then
 	ok "unsupported syscalls are reported once"
