@@ -225,6 +225,17 @@ void wake_children_waiters(struct proc *p)
 			sched_wake(t);
 }
 
+/* Room for @need entries in this worker's poll set @pfd (poll_events()). */
+static void pfd_room(struct pollfd **pfd, int *pcap, int need)
+{
+	if (need <= *pcap)
+		return;
+	*pcap = need * 2 + 16;
+	*pfd = realloc(*pfd, *pcap * sizeof(**pfd));
+	if (!*pfd)
+		die("out of memory");
+}
+
 /*
  * Collect the host fds and deadlines of blocked tasks; wake the ready ones.
  * With @may_sleep, an idle worker's wait: until one is ready, the earliest
@@ -238,7 +249,7 @@ static void poll_events(bool may_sleep)
 	static __thread int pcap;
 	int64_t now = now_ns(), next = itimers_fire(now), pt = posix_timers_fire(now);
 	struct timespec ts, *timeout = NULL;
-	int n = 0, i, r;
+	int n = 0, i;
 	struct proc *p;
 	struct task *t;
 
@@ -255,12 +266,7 @@ static void poll_events(bool may_sleep)
 			}
 			if (t->w.deadline && (!next || t->w.deadline < next))
 				next = t->w.deadline;
-			if (n + t->w.nfds + 1 > pcap) {
-				pcap = (n + t->w.nfds) * 2 + 16;
-				pfd = realloc(pfd, pcap * sizeof(*pfd));
-				if (!pfd)
-					die("out of memory");
-			}
+			pfd_room(&pfd, &pcap, n + t->w.nfds);
 			if (t->w.nfds)
 				memcpy(pfd + n, t->w.fds,
 				       t->w.nfds * sizeof(*pfd));
@@ -278,13 +284,8 @@ static void poll_events(bool may_sleep)
 		ts = (struct timespec){ d / 1000000000, d % 1000000000 };
 		timeout = &ts;
 	}
-	if (!pfd) {
-		pcap = 16;
-		pfd = malloc(pcap * sizeof(*pfd));
-		if (!pfd)
-			die("out of memory");
-	}
 	if (may_sleep && nworkers > 1) {
+		pfd_room(&pfd, &pcap, n + 1);
 		pfd[n] = (struct pollfd){ .fd = self->wake_fd, .events = POLLIN };
 		self->polling = true;
 		brl_unlock();
@@ -295,8 +296,7 @@ static void poll_events(bool may_sleep)
 		poll_events(false);
 		return;
 	}
-	r = ppoll(pfd, n, timeout, NULL);
-	if (r <= 0 && !next)
+	if (ppoll(pfd, n, timeout, NULL) <= 0 && !next)
 		return;
 	now = now_ns();
 	i = 0;
@@ -623,7 +623,6 @@ static bool run_task(struct task *t)
 			t->yield = false;
 			return true;
 		}
-		world_resume();
 		current = t;
 		__atomic_store_n(&self->run_task, t, __ATOMIC_RELEASE);
 		brl_unlock();

@@ -114,14 +114,21 @@ static void *mapper(void *arg)
 	return NULL;
 }
 
-static void mm_race(void)
+/* @fn in two threads at once, with arguments 1 and 2; both joined. */
+static void in_two_threads(void *(*fn)(void *))
 {
 	pthread_t a, b;
 
-	pthread_create(&a, NULL, mapper, (void *)1UL);
-	pthread_create(&b, NULL, mapper, (void *)2UL);
+	if (pthread_create(&a, NULL, fn, (void *)1UL) ||
+	    pthread_create(&b, NULL, fn, (void *)2UL))
+		FAIL("pthread_create");
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
+}
+
+static void mm_race(void)
+{
+	in_two_threads(mapper);
 }
 
 /* ---- exit_group while other threads run and block ------------------------ */
@@ -298,12 +305,7 @@ static void *reaper(void *arg)
 
 static void wait_exit(void)
 {
-	pthread_t a, b;
-
-	pthread_create(&a, NULL, reaper, (void *)1UL);
-	pthread_create(&b, NULL, reaper, (void *)2UL);
-	pthread_join(a, NULL);
-	pthread_join(b, NULL);
+	in_two_threads(reaper);
 	if (waitpid(-1, NULL, WNOHANG) != -1 || errno != ECHILD)
 		FAIL("a child is left after every wait");
 }
