@@ -64,6 +64,7 @@ void file_put(struct file *f)
 		if (f->kind == FILE_SOCKET && f->sock_family == AF_NETLINK)
 			netlink_release(f);
 		locks_release(f);
+		worker_fd_closing(f->hostfd);
 		close(f->hostfd);
 		free(f->dirbuf);
 		io_activity = true;

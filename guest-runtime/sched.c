@@ -162,8 +162,10 @@ void wait_reset(struct waitinfo *w)
 	w->signal = false;
 	w->futex = 0;
 	w->vfork = false;
-	if (w->fifo_held)
+	if (w->fifo_held) {
+		worker_fd_closing(w->fifo_fd);	/* a reader: writers see it go */
 		close(w->fifo_fd);
+	}
 	w->fifo_held = false;
 	w->fifo_ready = false;
 }
@@ -288,8 +290,12 @@ static void poll_events(bool may_sleep)
 		pfd_room(&pfd, &pcap, n + 1);
 		pfd[n] = (struct pollfd){ .fd = self->wake_fd, .events = POLLIN };
 		self->polling = true;
+		self->pollset = pfd;
+		self->npoll = n;
+		__atomic_store_n(&self->in_ppoll, 1, __ATOMIC_RELAXED);
 		brl_unlock();
 		ppoll(pfd, n + 1, timeout, NULL);
+		__atomic_store_n(&self->in_ppoll, 0, __ATOMIC_RELEASE);
 		brl_lock();
 		self->polling = false;
 		worker_woken(self);

@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -85,6 +86,36 @@ void worker_woken(struct worker *w)
 		w->woken = false;
 		if (read(w->wake_fd, &v, sizeof(v)) < 0)
 			v = 0;
+	}
+}
+
+/*
+ * Host fd @hostfd is about to be closed.  A worker asleep in ppoll() with
+ * it in its set holds the host's file (poll_wait() takes a reference)
+ * until its ppoll() returns, so the close alone would not release it: a
+ * listener would still take connections, a pipe's reader would not see
+ * EOF.  Wake such a worker and wait until it is out of ppoll(), which
+ * needs no lock; then the close is the last reference, and the host
+ * releases the file before close() returns.
+ */
+void worker_fd_closing(int hostfd)
+{
+	int i, k;
+
+	if (nworkers == 1)
+		return;
+	for (i = 0; i < nworkers; i++) {
+		struct worker *w = &workers[i];
+
+		if (w == self || !__atomic_load_n(&w->in_ppoll, __ATOMIC_ACQUIRE))
+			continue;
+		for (k = 0; k < w->npoll && w->pollset[k].fd != hostfd; k++)
+			;
+		if (k == w->npoll)
+			continue;
+		worker_wake(w);
+		while (__atomic_load_n(&w->in_ppoll, __ATOMIC_ACQUIRE))
+			sched_yield();
 	}
 }
 

@@ -563,6 +563,9 @@ struct worker {
 	struct task *run_task;	/* in uml_thread_run() now (atomic) */
 	int wake_fd;		/* eventfd that ends its ppoll() */
 	bool polling;		/* asleep in ppoll(), without the lock */
+	int in_ppoll;		/* not yet back from that ppoll() (atomic) */
+	const struct pollfd *pollset;	/* what it polls there */
+	int npoll;
 	bool woken;		/* wake_fd was written */
 	volatile sig_atomic_t tick;	/* its slice ended (SIGALRM) */
 	timer_t timer;		/* its slice timer */
@@ -587,6 +590,7 @@ void task_kick(struct task *t);
 bool task_move_allowed(struct task *t);
 void worker_notify(struct worker *w);
 void worker_woken(struct worker *w);
+void worker_fd_closing(int hostfd);
 void worker_balance(void);
 void sched_worker_init(void);
 int sched_worker_loop(void);

@@ -27,9 +27,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Not -1 with errno @err: says what it was instead (natively: nothing). */
 static int fails(long r, int err)
 {
-	return r != -1 || errno != err;
+	if (r == -1 && errno == err)
+		return 0;
+	fprintf(stderr, "sock: got %ld (%s), wanted %s\n", r,
+		r == -1 ? strerror(errno) : "no error", strerror(err));
+	return 1;
 }
 
 static int reap(pid_t pid)
@@ -212,6 +217,43 @@ static int check_unix_names(void)
 	return 0;
 }
 
+/*
+ * A listener closed by its last holder refuses the next connect at once,
+ * also when a runtime thread that slept with it in its poll set (a child
+ * blocked in accept) holds the host's file (smp.c worker_fd_closing()):
+ * a few rounds, each with a child that accepts once and exits.
+ */
+static int check_closed_listener(void)
+{
+	int i, s, c;
+
+	for (i = 0; i < 8; i++) {
+		struct sockaddr_in a = { .sin_family = AF_INET,
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t len = sizeof(a);
+		pid_t pid;
+
+		s = socket(AF_INET, SOCK_STREAM, 0);
+		if (s < 0 || bind(s, (void *)&a, sizeof(a)) || listen(s, 4) ||
+		    getsockname(s, (void *)&a, &len))
+			return -1;
+		pid = fork();
+		if (pid == 0)
+			_exit(accept(s, NULL, NULL) < 0);
+		usleep(1000);	/* the child blocks in accept */
+		c = socket(AF_INET, SOCK_STREAM, 0);
+		if (pid < 0 || connect(c, (void *)&a, sizeof(a)) || !reap(pid))
+			return -1;
+		close(c);
+		close(s);
+		c = socket(AF_INET, SOCK_STREAM, 0);
+		if (fails(connect(c, (void *)&a, sizeof(a)), ECONNREFUSED))
+			return -1;
+		close(c);
+	}
+	return 0;
+}
+
 static int check_inet(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
@@ -255,6 +297,8 @@ static int check_inet(void)
 	if (fails(connect(c, (void *)&a, sizeof(a)), ECONNREFUSED))
 		return 56;
 	close(c);
+	if (check_closed_listener())
+		return 63;
 	/* UDP, with addresses, and three datagrams in one call each way. */
 	u = socket(AF_INET, SOCK_DGRAM, 0);
 	a.sin_port = 0;
