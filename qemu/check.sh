@@ -12,7 +12,8 @@
 #  4. checkpatch --strict and sparse on the module;
 #  5. run the native tests (selftests/native.list: ptrace backend, runtime);
 #  6. boot each kernel (KVERS, default "6.1 6.12 debug") with the module and
-#     run selftests/vm.list in it (qemu/vm-test.sh).
+#     run selftests/vm.list in it (qemu/vm-test.sh), VM_JOBS (default: the
+#     host's CPUs) VMs at a time.
 #
 # Prints TAP, then one line "check: P passed, F failed, S skipped".  The
 # logs of each step are in build/check/.
@@ -104,8 +105,22 @@ selftests/run-tests.sh -n native selftests/native.list > "$logs/native.log" 2>&1
 sed -n '/^\(not \)\?ok \|^[a-z-]*: [0-9]* passed/p' "$logs/native.log"
 add_counts "$logs/native.log"
 
+# The VMs, VM_JOBS at a time (default: one per host CPU, as each runs its
+# vCPUs on one host thread), the debug kernel's (the longest) first; their
+# results are printed in KVERS' order once all are done.
+jobs=${VM_JOBS:-$(nproc)}
+order="$(printf '%s\n' $KVERS | grep -x debug) $(printf '%s\n' $KVERS | grep -vx debug)"
+running=0
+for k in $order; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	"$QEMU_DIR/vm-test.sh" "$k" > "$logs/vm-$k.log" 2>&1 &
+	running=$((running + 1))
+done
+wait
 for k in $KVERS; do
-	"$QEMU_DIR/vm-test.sh" "$k" > "$logs/vm-$k.log" 2>&1
 	grep -E '^(not )?ok |^# vm-|^vm-|^    not ok ' "$logs/vm-$k.log"
 	if grep -q "^vm-$k: " "$logs/vm-$k.log"; then
 		add_counts "$logs/vm-$k.log"
