@@ -92,6 +92,13 @@ static int futex_op(struct task *t, uint32_t enc, uint64_t uaddr)
 
 	if (enc & ((uint32_t)FUTEX_OP_OPARG_SHIFT << 28))
 		oparg = 1u << (oparg & 31);
+	/*
+	 * The kernel's read-modify-write is atomic; ours is a read and a write
+	 * of guest memory, so guest code on other CPUs (of this process or of
+	 * one sharing the page) must not run between them.  Rare: glibc's
+	 * condition variables stopped using FUTEX_WAKE_OP in 2.25.
+	 */
+	world_stop();
 	r = futex_get(t, uaddr, &old);
 	if (r)
 		return r;

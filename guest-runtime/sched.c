@@ -518,6 +518,7 @@ static void stop_runtime(void)
 	struct proc *p;
 	int pg = init_proc->pgid;
 
+	world_stop();	/* guests on other CPUs stop too */
 	slice_timer(false);
 	raise(SIGSTOP);
 	slice_timer(true);

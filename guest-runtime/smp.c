@@ -166,7 +166,9 @@ void world_resume(void)
 
 /*
  * Stop the world if a thread of @p, or of a process in its address space,
- * is held by another worker: one that is about to be destroyed.
+ * is held by another worker: one that is about to be destroyed.  (A
+ * process that only borrows its address space, a CLONE_VM child, takes
+ * only its own threads along.)
  */
 void world_stop_for(struct proc *p)
 {
@@ -176,7 +178,7 @@ void world_stop_for(struct proc *p)
 	if (nworkers == 1 || stopper == self)
 		return;
 	for (q = procs; q; q = q->next) {
-		if (q != p && (!p->as || q->as != p->as))
+		if (q != p && (!p->as || p->as_shared || q->as != p->as))
 			continue;
 		for (t = q->threads; t; t = t->next_in_proc) {
 			if (t->held && t->cpu != self->id) {
@@ -265,14 +267,15 @@ void worker_notify(struct worker *w)
 /*
  * The end of a slice: a task waiting behind others here goes to a worker
  * with nothing to run, if its affinity allows.  At most one a slice, as a
- * move costs a few host calls on ptrace.
+ * move costs a few host calls on ptrace.  A task alone in the queue (the
+ * one whose slice ended, queued again) stays: it waits behind nobody.
  */
 void worker_balance(void)
 {
 	struct task *t = self->rq_head;
 	int i;
 
-	if (nworkers == 1 || !t)
+	if (nworkers == 1 || !t || !t->rq_next)
 		return;
 	for (i = 0; i < nworkers; i++) {
 		struct worker *w = &workers[i];
