@@ -251,7 +251,7 @@ static void poll_events(bool may_sleep)
 	static __thread int pcap;
 	int64_t now = now_ns(), next = itimers_fire(now), pt = posix_timers_fire(now);
 	struct timespec ts, *timeout = NULL;
-	int n = 0, i;
+	int n = 0, i, r;
 	struct proc *p;
 	struct task *t;
 
@@ -286,9 +286,9 @@ static void poll_events(bool may_sleep)
 		ts = (struct timespec){ d / 1000000000, d % 1000000000 };
 		timeout = &ts;
 	}
+	pfd_room(&pfd, &pcap, n + 1);
+	pfd[n] = (struct pollfd){ .fd = self->wake_fd, .events = POLLIN };
 	if (may_sleep && nworkers > 1) {
-		pfd_room(&pfd, &pcap, n + 1);
-		pfd[n] = (struct pollfd){ .fd = self->wake_fd, .events = POLLIN };
 		self->polling = true;
 		self->pollset = pfd;
 		self->npoll = n;
@@ -298,11 +298,14 @@ static void poll_events(bool may_sleep)
 		__atomic_store_n(&self->in_ppoll, 0, __ATOMIC_RELEASE);
 		brl_lock();
 		self->polling = false;
-		worker_woken(self);
+		worker_woken(self, pfd[n].revents);
 		poll_events(false);
 		return;
 	}
-	if (ppoll(pfd, n, timeout, NULL) <= 0 && !next)
+	r = ppoll(pfd, n + may_sleep, timeout, NULL);
+	if (may_sleep)
+		worker_woken(self, pfd[n].revents);
+	if (r <= 0 && !next)
 		return;
 	now = now_ns();
 	i = 0;
@@ -332,6 +335,21 @@ static void kick_current(void)
 		uml_thread_kick(t->th);
 }
 
+/*
+ * From a signal handler: the worker's next ppoll() must not sleep, as it
+ * may have checked host_sig and dump_req already.
+ */
+static void wake_self(void)
+{
+	uint64_t one = 1;
+	int e = errno;
+
+	/* (A full counter fails: it wakes the poll all the same.) */
+	if (self && write(self->wake_fd, &one, sizeof(one)) < 0)
+		one = 0;
+	errno = e;
+}
+
 /* The worker's slice timer: it comes to the worker's thread alone. */
 static void on_alarm(int sig)
 {
@@ -346,6 +364,7 @@ static void on_dump(int sig)
 	(void)sig;
 	dump_req = 1;
 	kick_current();
+	wake_self();
 }
 
 static const char *const task_states[] = {
@@ -411,6 +430,7 @@ static void on_host_signal(int sig)
 {
 	host_sig = sig;
 	kick_current();
+	wake_self();
 }
 
 /* One SIGALRM for this worker at CLOCK_MONOTONIC @at, none if 0. */

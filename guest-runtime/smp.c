@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -77,12 +78,15 @@ static void worker_wake(struct worker *w)
 	}
 }
 
-/* Called by @w itself after its ppoll(). */
-void worker_woken(struct worker *w)
+/*
+ * Called by @w itself after its ppoll(), with what that said of wake_fd
+ * (written by another worker, or by a signal handler: wake_self()).
+ */
+void worker_woken(struct worker *w, short revents)
 {
 	uint64_t v;
 
-	if (w->woken) {
+	if (w->woken || (revents & POLLIN)) {
 		w->woken = false;
 		if (read(w->wake_fd, &v, sizeof(v)) < 0)
 			v = 0;

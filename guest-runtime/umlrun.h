@@ -589,7 +589,7 @@ void task_place(struct task *t);
 void task_kick(struct task *t);
 bool task_move_allowed(struct task *t);
 void worker_notify(struct worker *w);
-void worker_woken(struct worker *w);
+void worker_woken(struct worker *w, short revents);
 void worker_fd_closing(int hostfd);
 void worker_balance(void);
 void sched_worker_init(void);
