@@ -26,8 +26,11 @@
 #include "umlrun.h"
 
 __thread struct task *current;
+/* Set by handlers on any worker, read by all: atomic, relaxed. */
 static volatile sig_atomic_t host_sig;
 static volatile sig_atomic_t dump_req;
+#define flag_get(f)	__atomic_load_n(&(f), __ATOMIC_RELAXED)
+#define flag_set(f, v)	__atomic_store_n(&(f), (v), __ATOMIC_RELAXED)
 static bool host_tstp;		/* a ^Z was forwarded: stop along with init */
 bool io_activity;
 static bool deadline_new;	/* one may come before the armed SIGALRM */
@@ -342,29 +345,33 @@ static void kick_current(void)
 static void wake_self(void)
 {
 	uint64_t one = 1;
-	int e = errno;
 
 	/* (A full counter fails: it wakes the poll all the same.) */
 	if (self && write(self->wake_fd, &one, sizeof(one)) < 0)
 		one = 0;
-	errno = e;
 }
 
 /* The worker's slice timer: it comes to the worker's thread alone. */
 static void on_alarm(int sig)
 {
+	int e = errno;	/* the interrupted code's (kicks may set it) */
+
 	(void)sig;
 	if (self)
 		self->tick = 1;
 	kick_current();
+	errno = e;
 }
 
 static void on_dump(int sig)
 {
+	int e = errno;
+
 	(void)sig;
-	dump_req = 1;
+	flag_set(dump_req, 1);
 	kick_current();
 	wake_self();
+	errno = e;
 }
 
 static const char *const task_states[] = {
@@ -383,7 +390,7 @@ static void dump_tasks(void)
 	struct task *t;
 	int k;
 
-	dump_req = 0;
+	flag_set(dump_req, 0);
 	fprintf(stderr, "umlrun: task dump (%d procs)\n", nprocs);
 	for (p = procs; p; p = p->next) {
 		fprintf(stderr, "umlrun:  pid %d ppid %d pgid %d %s%s comm %s\n",
@@ -428,9 +435,12 @@ static void dump_tasks(void)
 
 static void on_host_signal(int sig)
 {
-	host_sig = sig;
+	int e = errno;
+
+	flag_set(host_sig, sig);
 	kick_current();
 	wake_self();
+	errno = e;
 }
 
 /* One SIGALRM for this worker at CLOCK_MONOTONIC @at, none if 0. */
@@ -552,11 +562,13 @@ extern int tty_fg_pgrp;
 
 static void forward_host_signal(void)
 {
-	struct ksiginfo si = { .signo = host_sig, .code = 0 /* SI_USER */ };
+	struct ksiginfo si = {
+		.signo = __atomic_exchange_n(&host_sig, 0, __ATOMIC_RELAXED),
+		.code = 0 /* SI_USER */
+	};
 	struct proc *p;
 	int pg = tty_fg_pgrp ? tty_fg_pgrp : init_proc->pgid;
 
-	host_sig = 0;
 	for (p = procs; p; p = p->next)
 		if (p->state == PROC_ALIVE && p->pgid == pg)
 			sig_send_proc(p, &si);
@@ -646,7 +658,8 @@ static bool run_task(struct task *t)
 			return false;	/* proc_continue() queues it again */
 		if (deadline_new)
 			deadline_check();
-		if (self->tick || host_sig || dump_req || t->yield) {
+		if (self->tick || flag_get(host_sig) || flag_get(dump_req) ||
+		    t->yield) {
 			t->yield = false;
 			return true;
 		}
@@ -693,9 +706,9 @@ int sched_worker_loop(void)
 		sigfd_refresh();
 		if (init_proc->state == PROC_ZOMBIE)
 			break;
-		if (dump_req)
+		if (flag_get(dump_req))
 			dump_tasks();
-		if (host_sig)
+		if (flag_get(host_sig))
 			forward_host_signal();
 		if (host_tstp && init_proc->stopped) {
 			host_tstp = false;
