@@ -109,7 +109,11 @@ add_counts "$logs/native.log"
 # vCPUs on one host thread), the debug kernel's (the longest) first; their
 # results are printed in KVERS' order once all are done.
 jobs=${VM_JOBS:-$(nproc)}
+case $jobs in ''|*[!0-9]*|0) echo "check: bad VM_JOBS '$jobs'" >&2; exit 2 ;; esac
+KVERS=$(printf '%s\n' $KVERS | awk '!seen[$0]++' | tr '\n' ' ')
 order="$(printf '%s\n' $KVERS | grep -x debug) $(printf '%s\n' $KVERS | grep -vx debug)"
+# An interrupted check takes its VMs along.
+trap 'kill $(jobs -p) 2>/dev/null' EXIT
 running=0
 for k in $order; do
 	if [ "$running" -ge "$jobs" ]; then
