@@ -291,7 +291,7 @@ static void part_clone3(void)
 {
 	struct clone_args ca;
 	char big[4200];
-	uint32_t ptid = 0, ctid = 0;
+	uint32_t ptid = 0, ctid = 0, v;
 	int32_t tids[2] = { 0, 0 };
 	long pid;
 	int st;
@@ -419,8 +419,9 @@ static void part_clone3(void)
 	pid = clone3_fn(&ca, thread_fn, NULL);
 	yes("thread: a tid", pid > 0);
 	yes("thread: parent_tid", ptid == (uint32_t)pid);
-	while (pid > 0 && ctid)
-		syscall(SYS_futex, &ctid, FUTEX_WAIT, ctid, NULL, NULL, 0);
+	/* One read: a wait for 0 once the thread cleared it would not end. */
+	while (pid > 0 && (v = __atomic_load_n(&ctid, __ATOMIC_RELAXED)) != 0)
+		syscall(SYS_futex, &ctid, FUTEX_WAIT, v, NULL, NULL, 0);
 	show("thread: ran with its TLS (1)", shared_word);
 }
 

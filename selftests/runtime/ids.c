@@ -139,7 +139,7 @@ static int thread_fn(void *arg)
 static void thread_step(const char *tag)
 {
 	static char stack[64 * 1024] __attribute__((aligned(16)));
-	pid_t ptid = 0;
+	pid_t ptid = 0, v;
 	volatile pid_t ctid = 1;
 	int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
 		    CLONE_THREAD | CLONE_SYSVSEM | CLONE_PARENT_SETTID |
@@ -154,8 +154,9 @@ static void thread_step(const char *tag)
 		fails++;
 		return;
 	}
-	while (ctid)
-		syscall(SYS_futex, &ctid, FUTEX_WAIT, ctid, NULL, NULL, 0);
+	/* One read: a wait for 0 once the thread cleared it would not end. */
+	while ((v = ctid) != 0)
+		syscall(SYS_futex, &ctid, FUTEX_WAIT, v, NULL, NULL, 0);
 	CHECK(tag, thread_tid, r);
 	CHECK(tag, ptid, r);
 	CHECK(tag, thread_pid, sys0(SYS_getpid));
