@@ -211,6 +211,18 @@ pin=
 workload spin-1             20000  20000  spin procs 1 @N
 workload spin-2procs        20000  20000  spin procs 2 @N
 workload spin-2threads      20000  20000  spin threads 2 @N
+# A build: make -j2 of libuml, a copy of the host's tree (vm-test.sh names
+# it in skas_host_tree) built with the host's make and gcc, natively and as
+# a guest; wall time only, like the spins.  One operation is one build.
+if wanted make-j2; then
+	bsrc=/tmp/bench-build
+	rm -rf "$bsrc"
+	mkdir -p "$bsrc"
+	(cd "/host${skas_host_tree:-/nonexistent}" 2>/dev/null &&
+		tar cf - VERSION $(find libuml uapi -type f \( -name '*.[chS]' \
+			-o -name Makefile -o -name '*.map' \))) | tar xf - -C "$bsrc"
+fi
+workload make-j2            1      1      build /tmp/bench-build/libuml @N 2
 pin=$pinned
 
 # ---- futex ping-pong in a libuml runtime -----------------------------------
