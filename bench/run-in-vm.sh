@@ -32,6 +32,7 @@ reps=${bench_reps:-5}
 only=${bench_only:-}
 paths=${bench_paths:-native ptrace skas skas+fast}
 paths=$(echo "$paths" | tr , ' ')
+uopts=		# umlrun options of the workload at hand
 pin=
 [ "${bench_pin:-0}" = 1 ] && pin="taskset 1"
 # A run that takes longer than this (virtual) time is killed and reported.
@@ -44,9 +45,9 @@ tmo=${bench_timeout:-600}
 prefix() {
 	case $1 in
 	native) echo "" ;;
-	ptrace) echo "$UMLRUN --backend=ptrace" ;;
-	skas) echo "$UMLRUN --backend=skas --no-fast" ;;
-	skas+fast) echo "$UMLRUN --backend=skas" ;;
+	ptrace) echo "$UMLRUN --backend=ptrace $uopts" ;;
+	skas) echo "$UMLRUN --backend=skas --no-fast $uopts" ;;
+	skas+fast) echo "$UMLRUN --backend=skas $uopts" ;;
 	*) echo "false" ;;
 	esac
 }
@@ -222,7 +223,9 @@ if wanted make-j2; then
 		tar cf - VERSION $(find libuml uapi -type f \( -name '*.[chS]' \
 			-o -name Makefile -o -name '*.map' \))) | tar xf - -C "$bsrc"
 fi
+uopts=--rw	# the guest writes the build's objects
 workload make-j2            1      1      build /tmp/bench-build/libuml @N 2
+uopts=
 pin=$pinned
 
 # ---- futex ping-pong in a libuml runtime -----------------------------------
