@@ -631,7 +631,7 @@ static long mremap_move(struct task *t, uint64_t old, uint64_t old_len,
 		 * pages after their copy: they wait until the move is done.
 		 * (A private mapping past the file's end stops the copy.)
 		 */
-		if (t->p->threads != t || t->next_in_proc || t->p->mm->refs > 1)
+		if (t->p->nthreads > 1 || t->p->mm->refs > 1)
 			world_stop();
 		for (n = 0; n < old_len; n += 1 << 20) {
 			size_t c = old_len - n < (1 << 20) ? old_len - n : 1 << 20;

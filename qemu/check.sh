@@ -110,15 +110,15 @@ add_counts "$logs/native.log"
 # in KVERS' order once all are done.  A test VM runs its vCPUs on one host
 # thread, but two of them on two CPUs left the debug kernel's VM too slow
 # for its timeouts (KASAN: libuml's threads test, busybox.sh's 600 s).
-jobs=${VM_JOBS:-$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))}
-case $jobs in ''|*[!0-9]*|0) echo "check: bad VM_JOBS '$jobs'" >&2; exit 2 ;; esac
+vm_jobs=${VM_JOBS:-$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))}
+case $vm_jobs in ''|*[!0-9]*|0) echo "check: bad VM_JOBS '$vm_jobs'" >&2; exit 2 ;; esac
 KVERS=$(printf '%s\n' $KVERS | awk '!seen[$0]++' | tr '\n' ' ')
 order="$(printf '%s\n' $KVERS | grep -x debug) $(printf '%s\n' $KVERS | grep -vx debug)"
 # An interrupted check takes its VMs along.
 trap 'kill $(jobs -p) 2>/dev/null' EXIT
 running=0
 for k in $order; do
-	if [ "$running" -ge "$jobs" ]; then
+	if [ "$running" -ge "$vm_jobs" ]; then
 		wait -n
 		running=$((running - 1))
 	fi

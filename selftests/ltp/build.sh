@@ -89,9 +89,9 @@ start=$(date +%s)
 	if [ -z "$only" ]; then
 		folders=.
 	else
-		folders=$(sed 's/#.*//' "$only" | awk 'NF { print $1 }' |
-			awk 'FILENAME != "-" { if ($0 !~ /^[ \t]*#/) prog[$1] = $2; next }
-			     { print ($1 in prog) ? prog[$1] : $1 }' ../../../runtest/syscalls - |
+		folders=$(awk 'FILENAME != "-" { if ($0 !~ /^[ \t]*#/) prog[$1] = $2; next }
+			     { sub(/#.*/, "") } NF { print ($1 in prog) ? prog[$1] : $1 }' \
+			../../../runtest/syscalls - < "$only" |
 			while read -r prog; do
 				f=$(find . -mindepth 2 -maxdepth 2 \( -name "$prog.c" -o -name "${prog%_64}.c" \) | head -n 1)
 				[ -n "$f" ] && dirname "$f" || echo "ltp: no source for $prog" >&2
