@@ -154,7 +154,9 @@ expect_output() {
 		ok "$name"
 	else
 		not_ok "$name"
-		echo "# status $st, output: $got"
+		# Every line with "#", so that the harness keeps it (a task dump).
+		echo "# status $st, output:"
+		printf '%s\n' "$got" | $BB head -n 40 | $BB sed 's/^/#   /'
 	fi
 }
 
