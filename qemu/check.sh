@@ -13,7 +13,7 @@
 #  5. run the native tests (selftests/native.list: ptrace backend, runtime);
 #  6. boot each kernel (KVERS, default "6.1 6.12 debug") with the module and
 #     run selftests/vm.list in it (qemu/vm-test.sh), VM_JOBS (default: one
-#     per two host CPUs) VMs at a time.
+#     per host CPU) VMs at a time.
 #
 # Prints TAP, then one line "check: P passed, F failed, S skipped".  The
 # logs of each step are in build/check/.
@@ -105,12 +105,11 @@ selftests/run-tests.sh -n native selftests/native.list > "$logs/native.log" 2>&1
 sed -n '/^\(not \)\?ok \|^[a-z-]*: [0-9]* passed/p' "$logs/native.log"
 add_counts "$logs/native.log"
 
-# The VMs, VM_JOBS at a time (default: one per two host CPUs, at least
-# one), the debug kernel's (the longest) first; their results are printed
-# in KVERS' order once all are done.  A test VM runs its vCPUs on one host
-# thread, but two of them on two CPUs left the debug kernel's VM too slow
-# for its timeouts (KASAN: libuml's threads test, busybox.sh's 600 s).
-vm_jobs=${VM_JOBS:-$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))}
+# The VMs, VM_JOBS at a time (default: one per host CPU, as a test VM
+# runs both its vCPUs on one host thread), the debug kernel's (the
+# longest) first; their results are printed in KVERS' order once all are
+# done.  The tests' time limits leave room for a VM that shares the host.
+vm_jobs=${VM_JOBS:-$(nproc)}
 case $vm_jobs in ''|*[!0-9]*|0) echo "check: bad VM_JOBS '$vm_jobs'" >&2; exit 2 ;; esac
 KVERS=$(printf '%s\n' $KVERS | awk '!seen[$0]++' | tr '\n' ' ')
 order="$(printf '%s\n' $KVERS | grep -x debug) $(printf '%s\n' $KVERS | grep -vx debug)"
