@@ -4,7 +4,8 @@
 # make check: everything, on a fresh Debian 12 machine as root.
 #
 #  1. install the Debian packages the harness needs (qemu/deps.sh);
-#  2. fetch Debian's 6.1 and 6.12 kernels, build the debug kernel;
+#  2. fetch Debian's 6.1 and 6.12 kernels; build the debug kernel in the
+#     background at nice 19, beside steps 3 to 6;
 #  3. build user space (gcc, a clang build of the same tree, and the
 #     ASan+UBSan umlrun for the runtime fuzzer);
 #     and stage make check's LTP subset (selftests/ltp/stage.sh, which
@@ -13,7 +14,7 @@
 #  5. run the native tests (selftests/native.list: ptrace backend, runtime);
 #  6. boot each kernel (KVERS, default "6.1 6.12 debug") with the module and
 #     run selftests/vm.list in it (qemu/vm-test.sh), VM_JOBS (default: one
-#     per host CPU) VMs at a time.
+#     per host CPU) VMs at a time, the debug kernel's once it is built.
 #
 # Prints TAP, then one line "check: P passed, F failed, S skipped".  The
 # logs of each step are in build/check/.
@@ -87,8 +88,18 @@ finish() {
 echo "TAP version 13"
 step deps "$QEMU_DIR/deps.sh" || finish
 step fetch-kernels "$QEMU_DIR/fetch-kernels.sh" 6.1 6.12 source-6.12 || finish
+# The debug kernel builds in the background, at the lowest priority: it
+# takes what the builds and tests below leave of the CPUs, and the debug
+# VM boots once it is done (the other VMs need not wait for it).
+# VM_JOBS is checked first, as an interrupted check takes its jobs along.
+vm_jobs=${VM_JOBS:-$(nproc)}
+case $vm_jobs in ''|*[!0-9]*|0) echo "check: bad VM_JOBS '$vm_jobs'" >&2; exit 2 ;; esac
+trap 'kill $(jobs -p) 2>/dev/null' EXIT
+build_pid= build_t0=
 case " $KVERS " in *" debug "*)
-	step debug-kernel "$QEMU_DIR/debug-kernel.sh"
+	build_t0=$(date +%s)
+	nice -n 19 "$QEMU_DIR/debug-kernel.sh" > "$logs/debug-kernel.log" 2>&1 &
+	build_pid=$!
 esac
 step build-user make -j2 user || finish
 step build-user-clang make -j2 clang
@@ -105,24 +116,56 @@ selftests/run-tests.sh -n native selftests/native.list > "$logs/native.log" 2>&1
 sed -n '/^\(not \)\?ok \|^[a-z-]*: [0-9]* passed/p' "$logs/native.log"
 add_counts "$logs/native.log"
 
+# The step line of the debug kernel's build, which ended with status $1.
+built() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - debug-kernel ($(( $(date +%s) - build_t0 ))s)"
+		pass=$((pass + 1))
+	else
+		echo "not ok $n - debug-kernel ($(( $(date +%s) - build_t0 ))s)"
+		tail -n 40 "$logs/debug-kernel.log" | sed 's/^/# /'
+		fail=$((fail + 1))
+	fi
+}
+
 # The VMs, VM_JOBS at a time (default: one per host CPU, as a test VM
-# runs both its vCPUs on one host thread), the debug kernel's (the
-# longest) first; their results are printed in KVERS' order once all are
-# done.  The tests' time limits leave room for a VM that shares the host.
-vm_jobs=${VM_JOBS:-$(nproc)}
-case $vm_jobs in ''|*[!0-9]*|0) echo "check: bad VM_JOBS '$vm_jobs'" >&2; exit 2 ;; esac
+# runs both its vCPUs on one host thread); while the debug kernel builds,
+# one fewer, and its VM, the longest, goes first once it is built.  Their
+# results are printed in KVERS' order once all are done.  The tests' time
+# limits leave room for a VM that shares the host.
 KVERS=$(printf '%s\n' $KVERS | awk '!seen[$0]++' | tr '\n' ' ')
-order="$(printf '%s\n' $KVERS | grep -x debug) $(printf '%s\n' $KVERS | grep -vx debug)"
-# An interrupted check takes its VMs along.
-trap 'kill $(jobs -p) 2>/dev/null' EXIT
+pending=" $(printf '%s\n' $KVERS | grep -x debug) $(printf '%s\n' $KVERS | grep -vx debug | tr '\n' ' ')"
 running=0
-for k in $order; do
-	if [ "$running" -ge "$vm_jobs" ]; then
-		wait -n
+while [ -n "${pending// /}" ] || [ -n "$build_pid" ]; do
+	# While the debug kernel builds, it keeps one VM's CPU.
+	slots=$vm_jobs
+	[ -n "$build_pid" ] && [ "$slots" -gt 1 ] && slots=$((slots - 1))
+	next=
+	if [ "$running" -lt "$slots" ]; then
+		for k in $pending; do
+			[ "$k" = debug ] && [ -n "$build_pid" ] && continue
+			next=$k
+			break
+		done
+	fi
+	if [ -n "$next" ]; then
+		"$QEMU_DIR/vm-test.sh" "$next" > "$logs/vm-$next.log" 2>&1 &
+		running=$((running + 1))
+		pending=${pending/ $next / }
+		continue
+	fi
+	wait -n -p done_pid
+	st=$?
+	if [ "$done_pid" = "$build_pid" ]; then
+		build_pid=
+		built "$st"
+		# Without its kernel the debug VM does not boot: its log says so.
+		[ "$st" -eq 0 ] || { pending=${pending/ debug / }
+			echo "no debug kernel: debug-kernel.sh failed" > "$logs/vm-debug.log"; }
+	else
 		running=$((running - 1))
 	fi
-	"$QEMU_DIR/vm-test.sh" "$k" > "$logs/vm-$k.log" 2>&1 &
-	running=$((running + 1))
 done
 wait
 for k in $KVERS; do
