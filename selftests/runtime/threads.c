@@ -39,6 +39,12 @@ static void *worker(void *arg)
 		if (i % 1000 == 0)
 			sched_yield();
 	}
+	/*
+	 * Thread 0 stays until its signal came: had it ended first, the
+	 * signal would have gone nowhere (seen on a loaded host).
+	 */
+	while (arg == NULL && !got_usr1)
+		sched_yield();
 	return arg;
 }
 
