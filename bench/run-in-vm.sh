@@ -206,12 +206,19 @@ workload shell-200          1      1      shell 1
 workload futex-pingpong     20000  1000   futex_pingpong threads @N
 # CPU-bound workers in parallel (meaningful in wall time only: icount runs
 # the vCPUs in turn, natively too), never pinned: they are about using
-# both CPUs, and wake nobody.  One operation: one worker's round.
+# both CPUs, and wake nobody.  One operation: one worker's round.  About
+# 0.4 s of work per worker, so that starting and reaping the workers (a
+# fork and a wait, under umlrun a few hundred microseconds) is not what
+# the row measures.
 pinned=$pin
 pin=
-workload spin-1             20000  20000  spin procs 1 @N
-workload spin-2procs        20000  20000  spin procs 2 @N
-workload spin-2threads      20000  20000  spin threads 2 @N
+workload spin-1             500000 500000 spin procs 1 @N
+workload spin-2procs        500000 500000 spin procs 2 @N
+workload spin-2threads      500000 500000 spin threads 2 @N
+# The ping-pongs again, unpinned: the two sides on two CPUs if the
+# scheduler puts them there, as umlrun's runtime threads then are.
+workload pipe-pingpong-2cpus  10000 1000 pipe @N
+workload futex-pingpong-2cpus 20000 1000 futex_pingpong threads @N
 # A build: make -j2 of libuml, a copy of the host's tree (vm-test.sh names
 # it in skas_host_tree) built with the host's make and gcc, natively and as
 # a guest; wall time only, like the spins.  One operation is one build.
