@@ -35,25 +35,29 @@ static int rd[2], ready[2];	/* a pipe never readable, one readable */
  * room for a slow machine), exactly all, more.
  */
 #define LONG_S	20
+#define ALL_US	(LONG_S * 1000000LL)
 
 static const char *cls(long long us)
 {
-	const long long all = LONG_S * 1000000LL;
-
 	if (us == 0)
 		return "zero";
-	if (us < all / 2)
+	if (us < ALL_US / 2)
 		return "under half";
-	if (us < all)
+	if (us < ALL_US)
 		return "half to all";
-	return us == all ? "unchanged" : "over all";
+	return us == ALL_US ? "unchanged" : "over all";
+}
+
+static void put(const char *what, long r, const char *left)
+{
+	printf("%s: %ld %s, left %s\n", what, r, r < 0 ? strerrorname_np(errno) : "",
+	       left);
+	errno = 0;
 }
 
 static void show(const char *what, long r, long long us)
 {
-	printf("%s: %ld %s, left %s\n", what, r, r < 0 ? strerrorname_np(errno) : "",
-	       cls(us));
-	errno = 0;
+	put(what, r, cls(us));
 }
 
 /*
@@ -63,12 +67,8 @@ static void show(const char *what, long r, long long us)
  */
 static void show_at_once(const char *what, long r, long long us)
 {
-	const long long all = LONG_S * 1000000LL;
-
-	printf("%s: %ld %s, left %s\n", what, r,
-	       r < 0 ? strerrorname_np(errno) : "",
-	       us >= all / 2 && us <= all ? "half to all, or all" : cls(us));
-	errno = 0;
+	put(what, r, us >= ALL_US / 2 && us <= ALL_US ? "half to all, or all" :
+	    cls(us));
 }
 
 static void on_alarm(int sig)
