@@ -91,7 +91,8 @@ step fetch-kernels "$QEMU_DIR/fetch-kernels.sh" 6.1 6.12 source-6.12 || finish
 # The debug kernel builds in the background, at the lowest priority: it
 # takes what the builds and tests below leave of the CPUs, and the debug
 # VM boots once it is done (the other VMs need not wait for it).
-# VM_JOBS is checked first, as an interrupted check takes its jobs along.
+# VM_JOBS is checked before it starts; an interrupted check takes its
+# jobs along.
 vm_jobs=${VM_JOBS:-$(nproc)}
 case $vm_jobs in ''|*[!0-9]*|0) echo "check: bad VM_JOBS '$vm_jobs'" >&2; exit 2 ;; esac
 trap 'kill $(jobs -p) 2>/dev/null' EXIT
