@@ -21,6 +21,8 @@
 #   LTP_TIMEOUT  seconds per test and mode (default 60)
 #   LTP_USER     UID:GID to run the tests as (default: as we are)
 #   LTP_OUT      output directory (default build/ltp)
+#   LTP_TMP      where each test runs, in a directory of its own (default
+#                LTP_OUT/tmp; the VM keeps it in RAM when LTP_OUT is on 9p)
 #   LTP_PLAN=1   print the plan ("NAME run PROG ARGS" or "NAME excluded WHY"
 #                per selected test) and stop
 #   LTP_KNOWN    the known failures (default selftests/ltp/known, the format
@@ -182,10 +184,11 @@ done
 
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
-rm -rf "$out/logs" "$out/tmp"
+tmpd=${LTP_TMP:-$out/tmp}
+rm -rf "$out/logs" "$tmpd"
 for m in $modes; do mkdir -p "$out/logs/$m"; done
-mkdir -p "$out/tmp"
-[ -n "$user" ] && chmod 1777 "$out/tmp"
+mkdir -p "$tmpd" || exit 2
+[ -n "$user" ] && chmod 1777 "$tmpd"
 
 # The selection: LTP_TESTS as one pattern per line.
 sel=$out/select.txt
@@ -265,7 +268,7 @@ while read -r name kind rest; do
 			line="$line $m=missing"
 			continue
 		fi
-		dir=$out/tmp/$m-$name
+		dir=$tmpd/$m-$name
 		rm -rf "$dir"
 		mkdir -p "$dir"
 		[ -n "$user" ] && chown "$user" "$dir"
@@ -295,5 +298,5 @@ done < "$plan"
 secs=$(($(date +%s) - start))
 
 summary "$res" "$modes" "$secs" "$ntests" | tee "$out/summary.txt"
-rmdir "$out/tmp" 2>/dev/null
+rmdir "$tmpd" 2>/dev/null
 exit 0
