@@ -16,6 +16,7 @@
 #include <linux/securebits.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "umlrun.h"
@@ -44,12 +45,32 @@ static bool cap_known(uint64_t cap)
 	return cap < 64 && (cap_all() & (1ULL << cap));
 }
 
-/* The first guest thread: what a process of the host's ids starts with. */
+/*
+ * The first guest thread: what a process of the host's ids starts with,
+ * within the runtime's own bounding set; a root guest has the runtime's
+ * own permitted and effective sets (a container's root may lack some:
+ * the guest must not believe it holds them).
+ */
 void cred_init(struct task *t)
 {
-	t->cap_bset = cap_all();
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2] = { 0 };
+	uint64_t cap;
+
+	t->cap_bset = 0;
+	for (cap = 0; cap < 64; cap++)
+		if (cap_known(cap) && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)
+			t->cap_bset |= 1ULL << cap;
 	t->cap_inh = t->cap_amb = 0;
-	t->cap_prm = t->cap_eff = geteuid() == 0 ? cap_all() : 0;
+	t->cap_prm = t->cap_eff = 0;
+	if (geteuid() == 0 && syscall(SYS_capget, &hdr, d) == 0) {
+		t->cap_prm = ((uint64_t)d[1].permitted << 32 | d[0].permitted) &
+			     cap_all();
+		t->cap_eff = ((uint64_t)d[1].effective << 32 | d[0].effective) &
+			     cap_all();
+	}
 }
 
 /* fork and clone: the child thread has its creator's sets. */
