@@ -352,6 +352,8 @@ void proc_exit_group(struct proc *p, int wstatus)
 	}
 	mm_put(p->mm);
 	p->mm = NULL;
+	sem_exit(p);
+	shm_sweep();
 	posix_timers_free(p);
 	fdt_put(p->fdt);
 	p->fdt = NULL;

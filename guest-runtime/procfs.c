@@ -542,6 +542,8 @@ int procfs_open(struct task *t, const char *path)
 	path = proc_path(path, norm, sizeof(norm));
 	if (!path || strncmp(path, "/proc/", 6) != 0)
 		return 0;
+	if (strncmp(path, "/proc/sysvipc/", 14) == 0)
+		return ipc_proc_open(path + 14, memfd_with);
 	p = proc_named(t, path, &rest, &err);
 	if (!p || *rest != '/')
 		return 0;

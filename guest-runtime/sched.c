@@ -165,6 +165,7 @@ void wait_reset(struct waitinfo *w)
 	w->signal = false;
 	w->futex = 0;
 	w->vfork = false;
+	w->ipc_kind = 0;
 	if (w->fifo_held) {
 		worker_fd_closing(w->fifo_fd);	/* a reader: writers see it go */
 		close(w->fifo_fd);

@@ -284,6 +284,7 @@ void syscall_handle(struct task *t)
 		t->w.deadline = 0;
 		t->w.child = false;
 		t->w.signal = false;
+		t->w.ipc_kind = 0;
 	}
 	if (!t->sys_again) {
 		t->sys_tmo_read = false;

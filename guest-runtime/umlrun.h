@@ -308,6 +308,9 @@ struct waitinfo {
 	const void *lock_owner;	/* F_SETLKW (lock.c): who waits, and for */
 	const void *lock_blocker;	/* whose lock */
 	bool vfork;		/* a vfork child exec'd or exited */
+	int ipc_kind;		/* a System V IPC object's change (ipc.c): */
+	int ipc_id;		/* its kind + 1 (0 = none) and id */
+	int ipc_arg[2];		/* semop: the blocking sem_num and sem_op */
 	/*
 	 * A blocking open of a FIFO waiting for its other end (fs.c); kept
 	 * while the handler is called again, closed by wait_reset().
@@ -445,9 +448,15 @@ struct proc {
 	unsigned int fast_const;	/* bit i: fast_val[i] is set */
 	uint64_t pidfd_ino;	/* its pidfds' st_ino, 0 until one is opened */
 	struct grlimit rlim[GUEST_NLIMITS];	/* rlimit.c */
+	struct sem_undo *sem_undo;	/* SEM_UNDO's adjustments (sem.c) */
 };
 
 extern struct proc *procs;
+
+/* System V IPC (ipc.c, sem.c, shm.c): a process exits. */
+void sem_exit(struct proc *p);
+void shm_sweep(void);
+int ipc_proc_open(const char *name, int (*memfd)(const char *, size_t));
 extern int nprocs;
 extern struct proc *init_proc;
 

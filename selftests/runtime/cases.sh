@@ -271,6 +271,10 @@ run_case "futexes shared between processes, keyed as the kernel keys them" \
 	"$TESTBIN/futexsh"
 # Calls LTP's syscalls suite found wrong (ltpcalls.c), as the kernel's.
 run_case "fcntl F_GETPIPE_SZ and F_SETPIPE_SZ" "$TESTBIN/ltpcalls pipesz"
+# System V IPC (sysvipc.c): the runtime's own objects, as the kernel's.
+run_case "System V message queues" "$TESTBIN/sysvipc msg"
+run_case "System V semaphores" "$TESTBIN/sysvipc sem"
+run_case "System V shared memory" "$TESTBIN/sysvipc shm"
 run_case "socket's checks in the kernel's order; recv MSG_OOB, MSG_ERRQUEUE do not wait" \
 	"$TESTBIN/ltpcalls sockets"
 run_case "ioctl on an O_PATH fd is EBADF" "$TESTBIN/ltpcalls opath"

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * System V IPC in the runtime (ipc.c): the parts message queues (msg.c),
+ * semaphore sets (sem.c) and shared memory (shm.c) share.  The uapi
+ * headers give the guest's structures; glibc's <sys/ipc.h> is not used.
+ */
+#ifndef UMLRUN_IPC_H
+#define UMLRUN_IPC_H
+
+#include <linux/ipc.h>
+
+#include "umlrun.h"
+
+enum { IPC_MSG, IPC_SEM, IPC_SHM, IPC_KINDS };
+
+/* The capabilities the checks name (<linux/capability.h>'s numbers). */
+#define IPC_CAP_IPC_LOCK	14
+#define IPC_CAP_IPC_OWNER	15
+#define IPC_CAP_SYS_ADMIN	21
+#define IPC_CAP_SYS_RESOURCE	24
+
+/* struct kern_ipc_perm: what every object starts with. */
+struct ipc_obj {
+	int id;
+	int key;
+	uid_t uid, cuid;
+	gid_t gid, cgid;
+	unsigned int mode;	/* the low 9 bits, and shm's SHM_DEST, SHM_LOCKED */
+	unsigned int seq;
+};
+
+struct ipc_ids {
+	struct ipc_obj **slot;
+	int size, count;
+	unsigned int seq;
+};
+
+extern struct ipc_ids ipc_ids[IPC_KINDS];
+
+unsigned long ipc_sysctl(const char *name, int i, unsigned long def);
+struct ipc_obj *ipc_at(int kind, int idx);
+struct ipc_obj *ipc_find(int kind, int id);
+struct ipc_obj *ipc_lookup(struct task *t, int kind, int id, long *err);
+bool ipc_capable(struct task *t, int cap);
+int ipc_perms(struct task *t, const struct ipc_obj *o, int flag);
+int ipc_owner(struct task *t, const struct ipc_obj *o);
+int ipc_set_perm(struct ipc_obj *o, const struct ipc64_perm *in);
+void ipc_fill_perm(const struct ipc_obj *o, struct ipc64_perm *p);
+int ipc_max_idx(int kind);
+int ipc_new(int kind, struct ipc_obj *o, int key, int flg, int max);
+void ipc_remove(int kind, struct ipc_obj *o);
+long ipc_get(struct task *t, int kind, int key, int flg,
+	     long (*create)(struct task *t, int key, int flg, void *arg),
+	     int (*more)(struct ipc_obj *o, void *arg), void *arg);
+long ipc_wait(struct task *t, int kind, int id);
+void ipc_wake(int kind, int id);
+
+#include <stdio.h>
+void msg_proc_show(FILE *f);
+void sem_proc_show(FILE *f);
+void shm_proc_show(FILE *f);
+
+#endif
