@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Scheduling as a guest sees it: nice values, policies and their
- * parameters, affinity and the guest's CPUs, sched_yield.
+ * parameters, I/O priorities, affinity and the guest's CPUs, sched_yield.
  *
  * The runtime schedules its guest threads round robin in slices of its
  * own (sched.c) whatever they ask for.  What a thread sets here is
@@ -399,6 +399,7 @@ long sys_sched_getattr(struct task *t, const uint64_t *a)
 void sched_inherit(struct task *c, const struct task *t)
 {
 	c->sched = t->sched;
+	c->ioprio = t->ioprio;		/* copy_io() */
 	if (c->sched.reset_on_fork) {
 		if (c->sched.policy != SCHED_OTHER &&
 		    c->sched.policy != SCHED_BATCH &&
@@ -498,6 +499,88 @@ long sys_setpriority(struct task *t, const uint64_t *a)
 		s.nice = 19;
 	r = prio_each(t, a[0], a[1], prio_set_one, &s);
 	return r < 0 ? r : s.err;
+}
+
+/*
+ * I/O priorities (block/ioprio.c): kept per thread, inherited, read back;
+ * not applied.  IOPRIO_WHO_* is PRIO_* + 1.
+ */
+#define IOPRIO_CLASS_SHIFT	13
+#define IOPRIO_CLASS(v)		(((v) >> IOPRIO_CLASS_SHIFT) & 7)
+#define IOPRIO_LEVEL(v)		((v) & 7)
+enum { IOPRIO_NONE, IOPRIO_RT, IOPRIO_BE, IOPRIO_IDLE };
+
+/* ioprio_check_cap() */
+static int ioprio_check(const struct task *t, int v)
+{
+	switch (IOPRIO_CLASS(v)) {
+	case IOPRIO_RT:
+		if (!has_sys_nice(t) && !(t->cap_eff & (1ULL << CAP_SYS_ADMIN)))
+			return -EPERM;
+		/* fall through */
+	case IOPRIO_BE:
+		return 0;	/* IOPRIO_LEVEL() is below 8 */
+	case IOPRIO_IDLE:
+		return 0;
+	case IOPRIO_NONE:
+		return IOPRIO_LEVEL(v) ? -EINVAL : 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static void ioprio_set_one(struct task *d, void *arg)
+{
+	d->ioprio = *(int *)arg;
+}
+
+long sys_ioprio_set(struct task *t, const uint64_t *a)
+{
+	int v = (int)a[2], r = ioprio_check(t, v);
+
+	if (r)
+		return r;
+	if ((int)a[0] < 1 || (int)a[0] > 3)
+		return -EINVAL;
+	return prio_each(t, (int)a[0] - 1, (int)a[1], ioprio_set_one, &v);
+}
+
+/* __get_task_ioprio(): none set is the class and level of the nice value. */
+static int ioprio_of(const struct task *d)
+{
+	int cls = IOPRIO_BE;
+
+	if (IOPRIO_CLASS(d->ioprio) != IOPRIO_NONE)
+		return d->ioprio;
+	if (d->sched.policy == SCHED_IDLE)
+		cls = IOPRIO_IDLE;
+	else if (rt_policy(d->sched.policy) || d->sched.policy == SCHED_DEADLINE)
+		cls = IOPRIO_RT;
+	return cls << IOPRIO_CLASS_SHIFT | (d->sched.nice + 20) / 5;
+}
+
+static void ioprio_best(struct task *d, void *arg)
+{
+	int *best = arg, v = ioprio_of(d);
+
+	if (*best < 0 || v < *best)
+		*best = v;
+}
+
+long sys_ioprio_get(struct task *t, const uint64_t *a)
+{
+	int which = (int)a[0], best = -1;
+	struct task *d;
+	long r;
+
+	if (which == 1) {	/* IOPRIO_WHO_PROCESS: the raw value */
+		d = a[1] ? task_by_tid((int)a[1]) : t;
+		return d ? d->ioprio : -ESRCH;
+	}
+	if (which < 1 || which > 3)
+		return -EINVAL;
+	r = prio_each(t, which - 1, (int)a[1], ioprio_best, &best);
+	return r < 0 ? r : best;
 }
 
 long sys_sched_yield(struct task *t, const uint64_t *a)

@@ -206,6 +206,7 @@ struct mm {
 	uint64_t mmap_base;	/* top of the mmap area, searched downwards */
 	uint64_t stack_top;
 	uint64_t top;		/* guest_top */
+	unsigned int membarrier;	/* membarrier's registrations (membarrier.c) */
 };
 
 struct mm *mm_new(const struct uml_aspace_info *info);
@@ -378,6 +379,7 @@ struct task {
 	uint64_t timer_slack_ns;
 	uint64_t cpumask;	/* sched_setaffinity's CPUs (policy.c) */
 	struct sched_attrs sched;
+	int ioprio;		/* ioprio_set's value, 0 none (policy.c) */
 	unsigned int personality;	/* personality(2) (misc.c) */
 };
 
