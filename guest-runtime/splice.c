@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sendfile, copy_file_range, splice and tee: the host's own calls on the
- * host fds behind the guest's, so the data never passes through the
- * runtime.  The runtime's pipes and sockets are non-blocking on the host:
+ * sendfile, copy_file_range, splice, tee and vmsplice: the host's own calls
+ * on the host fds behind the guest's, so the data never passes through the
+ * runtime (but vmsplice's, from or to guest memory).  The runtime's pipes and sockets are non-blocking on the host:
  * a call that would block parks the guest on the fd it waits for, unless
  * the guest's file is O_NONBLOCK (or SPLICE_F_NONBLOCK).
  *
@@ -14,7 +14,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "umlrun.h"
@@ -224,4 +230,125 @@ long sys_tee(struct task *t, const uint64_t *a)
 	if (n > 0)
 		io_activity = true;
 	return n;
+}
+
+/*
+ * vmsplice: guest memory into a pipe (a write end), or out of one (a read
+ * end), with the host's vmsplice on a copy in the runtime; the kernel's
+ * order of checks.  Into a pipe it waits only for some room and moves
+ * what fits, whatever the file's O_NONBLOCK (as the kernel's does); out
+ * of one it takes what is there.  A fault in the guest's memory after the
+ * host call is a short count, or EFAULT with nothing moved.
+ */
+#define VMSPLICE_MAX	(1 << 20)	/* pipe-max-size's default */
+
+/*
+ * Into the pipe: a write, never the host's vmsplice, which would leave
+ * the runtime's pages in the pipe.  A blocking host fd (a FIFO of the
+ * host's) takes PIPE_BUF bytes at most once poll says there is room,
+ * which then never waits.
+ */
+static ssize_t pipe_put(struct file *f, const char *buf, size_t n)
+{
+	struct pollfd pfd = { .fd = f->hostfd, .events = POLLOUT };
+	ssize_t r;
+
+	if (!f->hostnb) {
+		do
+			r = poll(&pfd, 1, 0);
+		while (r < 0 && errno == EINTR);
+		if (r <= 0 || !(pfd.revents & (POLLOUT | POLLERR))) {
+			errno = EAGAIN;
+			return -1;
+		}
+		if (n > PIPE_BUF)
+			n = PIPE_BUF;
+	}
+	do
+		r = write(f->hostfd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+long sys_vmsplice(struct task *t, const uint64_t *a)
+{
+	unsigned int flags = a[3];
+	struct file *f = fd_lookup(t, a[0]);
+	struct iovec v[1024], one;
+	bool out;
+	size_t total = 0, done = 0;
+	unsigned long i, n = a[2];
+	struct stat st;
+	char *buf;
+	ssize_t r;
+
+	if (flags & ~(SPLICE_F_MOVE | SPLICE_F_NONBLOCK | SPLICE_F_MORE |
+		      SPLICE_F_GIFT))
+		return -EINVAL;
+	if (!f || (f->flags & O_PATH))
+		return -EBADF;
+	out = (f->flags & O_ACCMODE) != O_RDONLY;	/* FMODE_WRITE: into it */
+	if (n > 1024)
+		return -EINVAL;
+	if (n && copy_from_guest(t, v, a[1], n * sizeof(v[0])) < 0)
+		return -EFAULT;
+	for (i = 0; i < n; i++) {
+		if ((ssize_t)v[i].iov_len < 0)
+			return -EINVAL;
+		if (v[i].iov_len > VMSPLICE_MAX - total)
+			v[i].iov_len = VMSPLICE_MAX - total;
+		total += v[i].iov_len;
+	}
+	if (!total)
+		return 0;
+	if (f->kind != FILE_PLAIN || fstat(f->hostfd, &st) < 0 ||
+	    !S_ISFIFO(st.st_mode))
+		return -EBADF;
+	buf = malloc(total);
+	if (!buf)
+		return -ENOMEM;
+	if (out) {
+		for (i = 0; i < n; done += v[i++].iov_len)
+			if (copy_from_guest(t, buf + done, (uint64_t)v[i].iov_base,
+					    v[i].iov_len) < 0)
+				break;
+		total = done;
+		if (!total) {
+			free(buf);
+			return -EFAULT;
+		}
+	}
+	one = (struct iovec){ buf, total };
+	if (out)
+		r = pipe_put(f, buf, total);
+	else
+		do	/* a copy out of the pipe, which never waits */
+			r = vmsplice(f->hostfd, &one, 1, SPLICE_F_NONBLOCK);
+		while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		r = -errno;
+		free(buf);
+		if (r == -EAGAIN && !(flags & SPLICE_F_NONBLOCK))
+			return block_on_fd(t, f->hostfd, out ? POLLOUT : POLLIN);
+		if (r == -EPIPE) {	/* no reader: wait_for_space()'s SIGPIPE */
+			struct ksiginfo si = { .signo = SIGPIPE, .pid = t->p->pid };
+
+			sig_send_task(t, &si);
+		}
+		return r;
+	}
+	if (!out) {
+		for (i = 0, done = 0; i < n && done < (size_t)r; i++) {
+			size_t c = v[i].iov_len < r - done ? v[i].iov_len : r - done;
+
+			if (copy_to_guest(t, (uint64_t)v[i].iov_base, buf + done, c) < 0)
+				break;
+			done += c;
+		}
+		r = done ? (ssize_t)done : -EFAULT;
+	}
+	free(buf);
+	if (r > 0)
+		io_activity = true;
+	return r;
 }

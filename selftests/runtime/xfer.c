@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sendfile, copy_file_range, splice and tee, against the kernel's rules:
+ * sendfile, copy_file_range, splice, tee and vmsplice, against the
+ * kernel's rules:
  * file to pipe and back, with and without an offset (which the file
  * position then keeps), a pipe read that waits for another process's
  * write, and bad fds, modes and pointers.  Needs a writable cwd.  Prints
@@ -10,10 +11,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,6 +79,31 @@ int main(void)
 		return 9;
 	unlink("xfer.in");
 	unlink("xfer.out");
+	/*
+	 * vmsplice: into a pipe and out of it; nonblocking when empty; bad
+	 * flags, a file that is no pipe, too many segments, a bad vector; no
+	 * reader: EPIPE (and SIGPIPE, ignored here).
+	 */
+	{
+		struct iovec in = { "vms", 3 }, outv = { buf, sizeof(buf) };
+
+		memset(buf, 0, sizeof(buf));
+		if (vmsplice(p[1], &in, 1, 0) != 3 ||
+		    vmsplice(p[0], &outv, 1, 0) != 3 || memcmp(buf, "vms", 3))
+			return 10;
+		if (fails(vmsplice(p[0], &outv, 1, SPLICE_F_NONBLOCK), EAGAIN) ||
+		    fails(vmsplice(p[1], &in, 1, 0x10), EINVAL) ||
+		    fails(vmsplice(f, &in, 1, 0), EBADF) ||
+		    fails(vmsplice(999, &in, 1, 0), EBADF) ||
+		    fails(vmsplice(p[1], &in, 1025, 0), EINVAL) ||
+		    fails(vmsplice(p[1], (void *)8, 1, 0), EFAULT) ||
+		    vmsplice(p[1], &in, 0, 0) != 0)
+			return 11;
+		signal(SIGPIPE, SIG_IGN);
+		close(p[0]);
+		if (fails(vmsplice(p[1], &in, 1, 0), EPIPE))
+			return 12;
+	}
 	puts("xfer ok");
 	return 0;
 }
