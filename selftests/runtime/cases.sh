@@ -275,6 +275,11 @@ run_case "fcntl F_GETPIPE_SZ and F_SETPIPE_SZ" "$TESTBIN/ltpcalls pipesz"
 run_case "System V message queues" "$TESTBIN/sysvipc msg"
 run_case "System V semaphores" "$TESTBIN/sysvipc sem"
 run_case "System V shared memory" "$TESTBIN/sysvipc shm"
+# Calls into other processes (procx.c), bad input included.
+run_case "ioprio_get and ioprio_set" "$TESTBIN/procx ioprio"
+run_case "kcmp" "$TESTBIN/procx kcmp"
+run_case "process_vm_readv and process_vm_writev" "$TESTBIN/procx pvm"
+run_case "membarrier" "$TESTBIN/procx membarrier"
 run_case "socket's checks in the kernel's order; recv MSG_OOB, MSG_ERRQUEUE do not wait" \
 	"$TESTBIN/ltpcalls sockets"
 run_case "ioctl on an O_PATH fd is EBADF" "$TESTBIN/ltpcalls opath"
