@@ -369,14 +369,31 @@ static int stat_text(struct proc *p, struct task *th, int tid, char *buf,
 			p->nthreads ? p->nthreads : 1, start, vsize);
 }
 
+/* The state's word in status (fs/proc/array.c's task_state_array). */
+static const char *state_word(char c)
+{
+	switch (c) {
+	case 'R':
+		return "running";
+	case 'S':
+		return "sleeping";
+	case 'T':
+		return "stopped";
+	default:
+		return "zombie";
+	}
+}
+
 static int status_text(struct proc *p, struct task *th, int tid, char *buf,
 		       size_t len)
 {
+	char c = task_state_char(th);
+
 	return snprintf(buf, len,
-			"Name:\t%s\nState:\t%c\nTgid:\t%d\nPid:\t%d\n"
+			"Name:\t%s\nState:\t%c (%s)\nTgid:\t%d\nPid:\t%d\n"
 			"PPid:\t%d\nUid:\t%d\t%d\t%d\t%d\n"
 			"Gid:\t%d\t%d\t%d\t%d\nThreads:\t%d\n",
-			p->comm, task_state_char(th), p->pid, tid,
+			p->comm, c, state_word(c), p->pid, tid,
 			p->parent ? p->parent->pid : 0, getuid(), geteuid(),
 			geteuid(), geteuid(), getgid(), getegid(), getegid(),
 			getegid(), p->nthreads);
@@ -519,6 +536,25 @@ static struct task *task_named(struct task *t, struct proc *p,
 }
 
 /*
+ * The zombie "/proc/<pid>" names, or NULL: its stat and status (state Z),
+ * comm and an empty cmdline are there until it is reaped, as on Linux.
+ */
+static struct proc *zombie_named(const char *path, const char **rest)
+{
+	struct proc *p;
+	char *end;
+	long pid = strtol(path + 6, &end, 10);
+
+	if (end == path + 6 || (*end && *end != '/') || pid <= 0 || pid > PID_MAX)
+		return NULL;
+	p = proc_by_pid(pid);
+	if (!p || p->state != PROC_ZOMBIE)
+		return NULL;
+	*rest = end;
+	return p;
+}
+
+/*
  * Files of /proc/<guest pid> that describe the guest process (its host
  * task's would show the stub): a host fd with their text, or 0 when @path
  * is not one of them.
@@ -545,6 +581,8 @@ int procfs_open(struct task *t, const char *path)
 	if (strncmp(path, "/proc/sysvipc/", 14) == 0)
 		return ipc_proc_open(path + 14, memfd_with);
 	p = proc_named(t, path, &rest, &err);
+	if (!p && err == -ENOENT)
+		p = zombie_named(path, &rest);
 	if (!p || *rest != '/')
 		return 0;
 	th = task_named(t, p, path, &rest, &tid);
@@ -560,8 +598,10 @@ int procfs_open(struct task *t, const char *path)
 	case 1:
 		n = status_text(p, th, tid ? tid : p->pid, buf, sizeof(buf));
 		break;
-	case 2:
-		return memfd_with(p->cmdline ? p->cmdline : "", p->cmdline_len);
+	case 2:		/* a zombie's memory is gone: empty, as Linux's */
+		if (p->state != PROC_ALIVE || !p->cmdline)
+			return memfd_with("", 0);
+		return memfd_with(p->cmdline, p->cmdline_len);
 	case 3:
 		n = snprintf(buf, sizeof(buf), "%s\n", p->comm);
 		break;

@@ -3,8 +3,9 @@
  * /proc/<pid>/stat, /proc/<pid>/task/<tid>/stat and /proc/thread-self as
  * the kernel's: each shows its own thread's state (LTP's futex_wait03
  * waits for its main thread, blocked in a futex, to show S while another
- * thread runs).  Bad thread numbers are ENOENT.  busybox.sh compares the
- * output with the native one.
+ * thread runs).  Bad thread numbers are ENOENT.  A zombie child's stat
+ * and status say Z until it is reaped (LTP's semctl01 waits for that),
+ * then they are gone.  busybox.sh compares the output with the native one.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -140,6 +142,27 @@ static void bad_tasks(void)
 	show_state("the parent's pid as a task of ours", state_of(path, NULL));
 }
 
+/* A child that has exited and is not reaped yet. */
+static void zombie(void)
+{
+	char path[64], cmd[16];
+	pid_t c = fork();
+	int n;
+
+	if (c == 0)
+		_exit(0);
+	snprintf(path, sizeof(path), "/proc/%d/stat", c);
+	show_state("a zombie child's stat", wait_state(path, 'Z'));
+	snprintf(path, sizeof(path), "/proc/%d/status", c);
+	show_state("its status", status_state(path));
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", c);
+	n = read_text(path, cmd, sizeof(cmd));
+	printf("its cmdline: %s\n", n == -EIO ? "empty" : "not empty");
+	waitpid(c, NULL, 0);
+	snprintf(path, sizeof(path), "/proc/%d/stat", c);
+	show_state("reaped", state_of(path, NULL));
+}
+
 int main(void)
 {
 	char path[64];
@@ -179,5 +202,6 @@ int main(void)
 	__atomic_store_n(&word, 1, __ATOMIC_SEQ_CST);
 	futex_op(FUTEX_WAKE, 1);
 	pthread_join(th, NULL);
+	zombie();
 	return 0;
 }
