@@ -8,7 +8,8 @@
  * attachments counted in the address spaces (a mapping split by mprotect
  * still counts once); a segment removed while attached (SHM_DEST) goes
  * with its last attachment.  The limits are the host's shmmax, shmall and
- * shmmni.
+ * shmmni; each segment holds a host fd of the runtime's, so past the
+ * runtime's RLIMIT_NOFILE shmget is ENOMEM before shmmni's ENOSPC.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -138,7 +139,8 @@ static long seg_create(struct task *t, int key, int flg, void *arg)
 	snprintf(name, sizeof(name), "SYSV%08x", (unsigned int)key);
 	fd = memfd_create(name, MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, size) < 0) {
-		r = errno == EFBIG || errno == EINVAL ? -ENOMEM : -errno;
+		/* out of host fds or memory: shmget's ENOMEM */
+		r = errno == EPERM || errno == EACCES ? -errno : -ENOMEM;
 		if (fd >= 0)
 			close(fd);
 		free(s);
