@@ -165,6 +165,7 @@ static int exec_commit(struct task *t, int fd, int ifd, const char *path,
 	fast_task_setup(t);
 	t->ss_sp = t->ss_size = 0;
 	t->clear_child_tid = 0;
+	t->robust_list = 0;	/* futex_exec_release() */
 	if (p->vfork_parent) {
 		sched_wake(p->vfork_parent);
 		p->vfork_parent = NULL;

@@ -137,10 +137,33 @@ long sys_set_tid_address(struct task *t, const uint64_t *a)
 	return t->tid;
 }
 
+/*
+ * The robust futex list's head: kept per thread for get_robust_list (a
+ * new thread has none, exec drops it); the runtime does not walk it when
+ * a thread dies (Documentation/runtime.rst, gaps).
+ */
 long sys_set_robust_list(struct task *t, const uint64_t *a)
 {
-	(void)t;
-	return a[1] == 24 ? 0 : -EINVAL;
+	if (a[1] != 24)		/* sizeof(struct robust_list_head) */
+		return -EINVAL;
+	t->robust_list = a[0];
+	return 0;
+}
+
+long sys_get_robust_list(struct task *t, const uint64_t *a)
+{
+	struct task *d = (int)a[0] ? task_by_tid((int)a[0]) : t;
+	uint64_t len = 24;
+
+	if (!d)
+		return -ESRCH;
+	if (d->p != t->p && !d->p->dumpable &&
+	    !(t->cap_eff & (1ULL << 19)))	/* CAP_SYS_PTRACE */
+		return -EPERM;
+	if (copy_to_guest(t, a[2], &len, sizeof(len)) < 0 ||
+	    copy_to_guest(t, a[1], &d->robust_list, sizeof(d->robust_list)) < 0)
+		return -EFAULT;
+	return 0;
 }
 
 long sys_rseq(struct task *t, const uint64_t *a)

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -283,6 +284,27 @@ long sys_sched_get_priority_min(struct task *t, const uint64_t *a)
 }
 
 /* FIFO has no time slice; everyone else gets the runtime's own. */
+/*
+ * SCHED_RR's time slice: the host's sched_rr_timeslice_ms, which the guest
+ * reads in /proc/sys/kernel (RR_TIMESLICE, 100 ms, if unreadable).
+ */
+static long rr_timeslice_ms(void)
+{
+	static long ms;
+	FILE *f;
+
+	if (ms)
+		return ms;
+	ms = 100;
+	f = fopen("/proc/sys/kernel/sched_rr_timeslice_ms", "re");
+	if (f) {
+		if (fscanf(f, "%ld", &ms) != 1 || ms <= 0)
+			ms = 100;
+		fclose(f);
+	}
+	return ms;
+}
+
 long sys_sched_rr_get_interval(struct task *t, const uint64_t *a)
 {
 	struct timespec ts = { 0, 0 };
@@ -291,8 +313,14 @@ long sys_sched_rr_get_interval(struct task *t, const uint64_t *a)
 
 	if (!d)
 		return err;
-	if (d->sched.policy != SCHED_FIFO)
-		ts.tv_nsec = SLICE_NS;
+	if (d->sched.policy == SCHED_RR) {
+		long ms = rr_timeslice_ms();
+
+		ts.tv_sec = ms / 1000;
+		ts.tv_nsec = ms % 1000 * 1000000;
+	} else if (d->sched.policy != SCHED_FIFO) {
+		ts.tv_nsec = SLICE_NS;	/* the runtime's own slice */
+	}
 	return copy_to_guest(t, a[1], &ts, sizeof(ts)) < 0 ? -EFAULT : 0;
 }
 

@@ -384,19 +384,51 @@ static const char *state_word(char c)
 	}
 }
 
+/*
+ * The memory lines (VmPeak ... VmSwap, RssAnon ...) of the host task that
+ * runs @th: its memory is the guest's.  Their text, at most @len - 1
+ * bytes, or "" for a zombie.
+ */
+static void vm_lines(const struct task *th, char *out, size_t len)
+{
+	char path[64], line[256];
+	size_t n = 0;
+	FILE *f;
+
+	out[0] = 0;
+	if (!th || !th->th || th->state == TASK_DEAD)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/status",
+		 uml_thread_host_tid(th->th));
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		size_t l = strlen(line);
+
+		if ((strncmp(line, "Vm", 2) && strncmp(line, "Rss", 3)) ||
+		    n + l >= len)
+			continue;
+		memcpy(out + n, line, l + 1);
+		n += l;
+	}
+	fclose(f);
+}
+
 static int status_text(struct proc *p, struct task *th, int tid, char *buf,
 		       size_t len)
 {
-	char c = task_state_char(th);
+	char c = task_state_char(th), vm[512];
 
+	vm_lines(th, vm, sizeof(vm));
 	return snprintf(buf, len,
 			"Name:\t%s\nState:\t%c (%s)\nTgid:\t%d\nPid:\t%d\n"
 			"PPid:\t%d\nUid:\t%d\t%d\t%d\t%d\n"
-			"Gid:\t%d\t%d\t%d\t%d\nThreads:\t%d\n",
+			"Gid:\t%d\t%d\t%d\t%d\n%sThreads:\t%d\n",
 			p->comm, c, state_word(c), p->pid, tid,
 			p->parent ? p->parent->pid : 0, getuid(), geteuid(),
 			geteuid(), geteuid(), getgid(), getegid(), getegid(),
-			getegid(), p->nthreads);
+			getegid(), vm, p->nthreads);
 }
 
 static int memfd_with(const char *data, size_t len)

@@ -361,6 +361,7 @@ struct task {
 	int ss_flags;
 
 	uint64_t clear_child_tid;
+	uint64_t robust_list;	/* set_robust_list's head (not walked at exit) */
 
 	/* The syscall in progress (valid in TASK_SYSCALL and TASK_BLOCKED). */
 	bool sys_again;		/* handler called again after a block */
