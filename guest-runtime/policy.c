@@ -100,6 +100,8 @@ static bool can_nice(const struct task *t, int nice)
  */
 static struct task *sched_task(struct task *t, int64_t pid, long *err)
 {
+	static __thread struct task zombie;
+	struct proc *p;
 	struct task *d;
 
 	if ((int)pid < 0) {
@@ -107,9 +109,24 @@ static struct task *sched_task(struct task *t, int64_t pid, long *err)
 		return NULL;
 	}
 	d = (int)pid ? task_by_tid(pid) : t;
-	if (!d)
-		*err = -ESRCH;
-	return d;
+	if (d)
+		return d;
+	/*
+	 * A zombie not reaped yet is still there for the kernel, with its
+	 * leader's attributes (what a parent reads of a child that exited at
+	 * once): a copy, which a set changes to no effect.
+	 */
+	p = proc_by_pid(pid);
+	if (p && p->state == PROC_ZOMBIE) {
+		memset(&zombie, 0, sizeof(zombie));
+		zombie.p = p;
+		zombie.tid = p->pid;
+		zombie.sched = p->exit_sched;
+		zombie.cpu = -1;
+		return &zombie;
+	}
+	*err = -ESRCH;
+	return NULL;
 }
 
 /* __checkparam_dl(): deadline parameters the kernel would accept. */

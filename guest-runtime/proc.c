@@ -326,6 +326,9 @@ void proc_exit_group(struct proc *p, int wstatus)
 	if (p->state != PROC_ALIVE)
 		return;
 	world_stop_for(p);	/* its threads may run on other workers */
+	for (t = p->threads; t; t = t->next_in_proc)
+		if (t->tid == p->pid)
+			p->exit_sched = t->sched;	/* policy.c: a zombie's */
 	p->state = PROC_ZOMBIE;
 	p->wstatus = wstatus;
 	pidfd_exited(p);

@@ -452,6 +452,7 @@ struct proc {
 	uint64_t pidfd_ino;	/* its pidfds' st_ino, 0 until one is opened */
 	struct grlimit rlim[GUEST_NLIMITS];	/* rlimit.c */
 	struct sem_undo *sem_undo;	/* SEM_UNDO's adjustments (sem.c) */
+	struct sched_attrs exit_sched;	/* a zombie's: its leader's at exit */
 };
 
 extern struct proc *procs;
