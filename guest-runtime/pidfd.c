@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pidfds: pidfd_open, pidfd_send_signal and waitid(P_PIDFD).
+ * pidfds: pidfd_open, pidfd_send_signal, pidfd_getfd and waitid(P_PIDFD).
  *
  * A pidfd names a guest process (or with PIDFD_THREAD a thread), not a
  * number: the struct file holds the process (pid_proc) and, for a thread
@@ -409,4 +409,36 @@ int pidfd_wait_target(struct task *t, int fd, int *pid, bool *nonblock)
 		return -ECHILD;
 	*pid = f->pid_nr;
 	return 0;
+}
+
+/*
+ * pidfd_getfd(): a copy of file @fd of the thread the pidfd names, with
+ * close-on-exec, as the kernel's checks go: the flags, the pidfd, the
+ * thread (ESRCH once it is gone), ptrace access (one user: the target's
+ * dumpable flag, or CAP_SYS_PTRACE), the fd.
+ */
+long sys_pidfd_getfd(struct task *t, const uint64_t *a)
+{
+	struct file *f = fd_lookup(t, a[0]), *g;
+	struct pidref r;
+	struct task *th;
+	long err;
+
+	if ((unsigned int)a[2])
+		return -EINVAL;
+	if (!f || f->kind != FILE_PIDFD)
+		return -EBADF;
+	err = pidfd_ref(f, &r);
+	if (err < 0)
+		return err;
+	th = ref_thread(&r);
+	if (!th || th->state == TASK_DEAD || th->p->state != PROC_ALIVE)
+		return -ESRCH;
+	if (th->p != t->p && !th->p->dumpable &&
+	    !(t->cap_eff & (1ULL << 19)))	/* CAP_SYS_PTRACE */
+		return -EPERM;
+	if ((int)a[1] < 0 || !th->p->fdt || (int)a[1] >= th->p->fdt->size ||
+	    !(g = th->p->fdt->ent[(int)a[1]].f))
+		return -EBADF;
+	return fd_install(t, 0, file_get(g), true);
 }

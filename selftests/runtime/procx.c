@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ioprio_get/ioprio_set, kcmp, process_vm_readv/writev and membarrier,
+ * ioprio_get/ioprio_set, kcmp, process_vm_readv/writev, pidfd_getfd and
+ * membarrier,
  * natively and under umlrun: each line is what a call returned (and
  * errno), bad input included, and busybox.sh compares the output with
  * the native one.  Pids, pointers' order and the rseq commands (the guest
  * has no rseq) are not printed.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +127,38 @@ static void pvm_case(void)
 	munmap(hole, 4096);
 }
 
+static void getfd_case(void)
+{
+	int pfd, fd, st, sync[2];
+	pid_t c;
+
+	if (pipe(sync))
+		return;
+	c = fork();
+	if (c == 0) {
+		char b;
+
+		read(sync[0], &b, 1);	/* until the parent is done */
+		_exit(0);
+	}
+	pfd = syscall(SYS_pidfd_open, c, 0);
+	show("pidfd_open", pfd >= 0);
+	fd = syscall(SYS_pidfd_getfd, pfd, sync[1], 0);
+	show("pidfd_getfd", fd >= 0);
+	show("close-on-exec", fcntl(fd, F_GETFD));
+	show("the same file", syscall(SYS_kcmp, getpid(), c, KCMP_FILE, fd, sync[1]));
+	show("flags 1", syscall(SYS_pidfd_getfd, pfd, sync[1], 1));
+	show("no such fd", syscall(SYS_pidfd_getfd, pfd, 999, 0));
+	show("fd -1", syscall(SYS_pidfd_getfd, pfd, -1, 0));
+	show("not a pidfd", syscall(SYS_pidfd_getfd, sync[0], 0, 0));
+	show("bad pidfd", syscall(SYS_pidfd_getfd, 999, 0, 0));
+	write(sync[1], "x", 1);
+	waitpid(c, &st, 0);
+	show("reaped child", syscall(SYS_pidfd_getfd, pfd, 0, 0));
+	close(fd);
+	close(pfd);
+}
+
 static void membarrier_case(void)
 {
 	long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
@@ -151,6 +185,8 @@ int main(int argc, char **argv)
 		kcmp_case();
 	else if (argc == 2 && strcmp(argv[1], "pvm") == 0)
 		pvm_case();
+	else if (argc == 2 && strcmp(argv[1], "getfd") == 0)
+		getfd_case();
 	else if (argc == 2 && strcmp(argv[1], "membarrier") == 0)
 		membarrier_case();
 	else
