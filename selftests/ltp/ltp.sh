@@ -35,8 +35,13 @@ ntests=$(grep -c ' run ' "$out/plan.txt" || true)
 [ "$ntests" -gt 0 ] || { echo "ltp: nothing to run (LTP_TESTS='${LTP_TESTS:-}')" >&2; exit 1; }
 echo "ltp: $ntests tests to run from /host$dir ($kver)" >&2
 
+# LTP_TESTS=@FILE: the VM reads the host's file through /host.
+tests=${LTP_TESTS:-}
+case $tests in
+@*) f=${tests#@}; tests=@/host$(cd "$(dirname "$f")" && pwd)/$(basename "$f") ;;
+esac
 cmd="cd /skas && LTP_DIR=/host$dir LTP_OUT=/scratch/ltp LTP_TMP=/tmp/ltp"
-cmd+=" LTP_MODES='$modes' LTP_TESTS='${LTP_TESTS:-}' LTP_TIMEOUT='${LTP_TIMEOUT:-}'"
+cmd+=" LTP_MODES='$modes' LTP_TESTS='$tests' LTP_TIMEOUT='${LTP_TIMEOUT:-}'"
 cmd+=" LTP_SAMPLE='${LTP_SAMPLE:-}' LTP_NAMES=1 selftests/ltp/run.sh"
 # Time: a VM minute per 8 tests is generous under TCG; at least 10 minutes.
 : "${VM_TIMEOUT:=$((600 + ntests * 60))}"
