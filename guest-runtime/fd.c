@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <limits.h>
 #include <linux/close_range.h>
 #include <linux/sockios.h>
@@ -915,6 +916,31 @@ long sys_fcntl(struct task *t, const uint64_t *a)
 	}
 }
 
+/*
+ * FS_IOC_GETFLAGS and FS_IOC_SETFLAGS (chattr's immutable, append-only...):
+ * the host's, on a host file or directory, an int as the kernel takes it.
+ * A change is a change to the host file, so only with --rw (EROFS, as a
+ * read-only mount says); the host checks ownership and capabilities.
+ */
+static long inode_flags(struct task *t, struct file *f, unsigned int cmd,
+			uint64_t uarg)
+{
+	int v;
+
+	if (f->kind != FILE_PLAIN || f->synth || f->in_proc || f->pollable)
+		return -ENOTTY;
+	if (cmd == FS_IOC_SETFLAGS) {
+		if (copy_from_guest(t, &v, uarg, sizeof(v)) < 0)
+			return -EFAULT;
+		if (!opt.rw)
+			return -EROFS;
+		return ioctl(f->hostfd, FS_IOC_SETFLAGS, &v) < 0 ? -errno : 0;
+	}
+	if (ioctl(f->hostfd, FS_IOC_GETFLAGS, &v) < 0)
+		return -errno;
+	return copy_to_guest(t, uarg, &v, sizeof(v)) < 0 ? -EFAULT : 0;
+}
+
 long sys_ioctl(struct task *t, const uint64_t *a)
 {
 	struct fdent *e = fd_ent(t, a[0]);
@@ -975,6 +1001,9 @@ long sys_ioctl(struct task *t, const uint64_t *a)
 	case FIONCLEX:
 		e->cloexec = cmd == FIOCLEX;
 		return 0;
+	case FS_IOC_GETFLAGS:
+	case FS_IOC_SETFLAGS:
+		return inode_flags(t, f, cmd, a[2]);
 	case SIOCGIFINDEX:
 	case SIOCGIFNAME:
 	case SIOCGIFFLAGS:

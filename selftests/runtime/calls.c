@@ -5,11 +5,12 @@
  * name, so that cases.sh compares the output natively and under umlrun
  * (the kernel's answers are the expectation).  Usage: calls PART, PART
  * one of signalfd, clone3, clone3-guest (what differs in a guest), cpu,
- * memfd, close_range, xattr (needs a writable cwd).
+ * memfd, close_range, xattr, iflags (these two need a writable cwd).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
 #include <linux/futex.h>
@@ -30,6 +31,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <sys/ioctl.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -792,6 +794,34 @@ static void part_clone3_guest(void)
 	show("CLONE_INTO_CGROUP (no cgroups)", clone3_raw(&ca, sizeof(ca)));
 }
 
+/* FS_IOC_GETFLAGS and FS_IOC_SETFLAGS (chattr, lsattr) on a host file. */
+static void part_iflags(void)
+{
+	void *volatile bad = (void *)8;
+	int fd = open("if", O_RDWR | O_CREAT | O_TRUNC, 0600), v = 0, p[2];
+	long r;
+
+	if (fd < 0 || pipe(p)) {
+		puts("iflags: no writable cwd");
+		return;
+	}
+	r = ioctl(fd, FS_IOC_GETFLAGS, &v);
+	show("FS_IOC_GETFLAGS", r);
+	if (r == 0) {
+		v |= FS_NOATIME_FL;
+		show("FS_IOC_SETFLAGS noatime", ioctl(fd, FS_IOC_SETFLAGS, &v));
+		v = 0;
+		ioctl(fd, FS_IOC_GETFLAGS, &v);
+		show("noatime set", !!(v & FS_NOATIME_FL));
+		v &= ~FS_NOATIME_FL;
+		show("FS_IOC_SETFLAGS back", ioctl(fd, FS_IOC_SETFLAGS, &v));
+		show("bad pointer", ioctl(fd, FS_IOC_GETFLAGS, bad));
+	}
+	show("on a pipe", ioctl(p[0], FS_IOC_GETFLAGS, &v));
+	close(fd);
+	unlink("if");
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -811,6 +841,8 @@ int main(int argc, char **argv)
 		part_close_range();
 	else if (strcmp(argv[1], "xattr") == 0)
 		part_xattr();
+	else if (strcmp(argv[1], "iflags") == 0)
+		part_iflags();
 	else if (strcmp(argv[1], "clone3-guest") == 0)
 		part_clone3_guest();
 	else
