@@ -72,8 +72,12 @@ struct mm *mm_copy(const struct mm *src)
 		free(mm);
 		return NULL;
 	}
-	for (i = 0; i < src->n; i++)
+	for (i = 0; i < src->n; i++) {
 		mm->v[i] = vma_dup(&src->v[i]);
+		/* dup_mmap(): a child has no memory locks */
+		mm->v[i].flags &= ~(VMA_LOCKED | VMA_LOCKONFAULT);
+	}
+	mm->lock_future = 0;
 	return mm;
 }
 
@@ -314,6 +318,8 @@ int mm_map(struct task *t, uint64_t addr, uint64_t len, uint32_t prot,
 		r = mm_batch_add(t, &op, file);
 	if (r == 0 && (flags & UML_MAP_SHARED) && !file)
 		vma_at(t->p->mm, addr)->shared_id = ++shared_anon;
+	if (r == 0 && t->p->mm->lock_future)	/* mlockall(MCL_FUTURE) */
+		mm_lock_new(t, addr, addr + len);
 	return r;
 }
 
@@ -499,7 +505,14 @@ long sys_mmap(struct task *t, const uint64_t *a)
 		uflags |= UML_MAP_ANONYMOUS;
 		off = 0;
 	}
+	if (flags & MAP_LOCKED) {
+		r = mlock_mmap_check(t, len);
+		if (r < 0)
+			return r;
+	}
 	r = mm_map(t, addr, len, prot & 7, uflags, file, off);
+	if (r == 0 && (flags & MAP_LOCKED))
+		mm_lock_new_with(t, addr, addr + len, VMA_LOCKED);
 	return r < 0 ? r : (long)addr;
 }
 
@@ -521,8 +534,12 @@ long sys_munmap(struct task *t, const uint64_t *a)
 }
 
 /* Rebuild the list with [addr, end) split out and given @prot. */
-static int vma_set_prot(struct mm *mm, uint64_t addr, uint64_t end,
-			uint32_t prot)
+/*
+ * Rebuild the list with [addr, end) split out, @fn changing each piece of
+ * it (the vDSO and vvar never change).
+ */
+static int vma_split_apply(struct mm *mm, uint64_t addr, uint64_t end,
+			   void (*fn)(struct vma *v, uint32_t arg), uint32_t arg)
 {
 	int i, n = 0, cap = mm->n * 3 + 1;
 	struct vma *nv = malloc(cap * sizeof(*nv));
@@ -547,7 +564,7 @@ static int vma_set_prot(struct mm *mm, uint64_t addr, uint64_t end,
 		}
 		if (v.end > end)
 			m.end = end;
-		m.prot = prot;
+		fn(&m, arg);
 		nv[n++] = m;
 		if (v.end > end) {
 			nv[n] = vma_dup(&v);
@@ -560,6 +577,28 @@ static int vma_set_prot(struct mm *mm, uint64_t addr, uint64_t end,
 	mm->n = n;
 	mm->cap = cap;
 	return 0;
+}
+
+static void set_prot(struct vma *v, uint32_t prot)
+{
+	v->prot = prot;
+}
+
+static int vma_set_prot(struct mm *mm, uint64_t addr, uint64_t end,
+			uint32_t prot)
+{
+	return vma_split_apply(mm, addr, end, set_prot, prot);
+}
+
+static void set_lock(struct vma *v, uint32_t lock)
+{
+	v->flags = (v->flags & ~(VMA_LOCKED | VMA_LOCKONFAULT)) | lock;
+}
+
+/* mlock.c: [addr, end)'s lock bits become @lock (VMA_LOCKED...). */
+int mm_set_lock(struct mm *mm, uint64_t addr, uint64_t end, uint32_t lock)
+{
+	return vma_split_apply(mm, addr, end, set_lock, lock);
 }
 
 /*
@@ -615,9 +654,12 @@ static long mremap_move(struct task *t, uint64_t old, uint64_t old_len,
 	char *buf = NULL;
 	long r;
 
-	r = mm_map(t, dst, new_len, v.prot, v.flags & ~VMA_RESERVED, v.file, off);
+	r = mm_map(t, dst, new_len, v.prot, VMA_MAP_FLAGS(v.flags), v.file, off);
 	if (r < 0)
 		goto out;
+	if (v.flags & (VMA_LOCKED | VMA_LOCKONFAULT))	/* mremap keeps a lock */
+		mm_set_lock(t->p->mm, dst, dst + new_len,
+			    v.flags & (VMA_LOCKED | VMA_LOCKONFAULT));
 	if (!v.file || !(v.flags & UML_MAP_SHARED)) {
 		buf = malloc(1 << 20);
 		if (!buf) {
@@ -728,8 +770,13 @@ long sys_mremap(struct task *t, const uint64_t *a)
 		return (v->flags & UML_MAP_SHARED) ? -ENOMEM : -EINVAL;
 	/* Grow in place: the same memory or file, on from where it ends. */
 	if (v->end == old + old_len && mm_is_free(mm, old + old_len, old + new_len)) {
-		r = mm_map(t, old + old_len, new_len - old_len, v->prot, v->flags,
-			   v->file, v->file ? v->off + (v->end - v->start) : 0);
+		uint32_t lock = v->flags & (VMA_LOCKED | VMA_LOCKONFAULT);
+
+		r = mm_map(t, old + old_len, new_len - old_len, v->prot,
+			   VMA_MAP_FLAGS(v->flags), v->file,
+			   v->file ? v->off + (v->end - v->start) : 0);
+		if (r == 0 && lock)	/* the grown part stays locked */
+			mm_set_lock(mm, old + old_len, old + new_len, lock);
 		return r < 0 ? r : (long)old;
 	}
 	if (!(flags & MREMAP_MAYMOVE))
@@ -777,6 +824,10 @@ static int madv_vma(struct task *t, const struct vma *v, uint64_t s,
 	if (v->flags & VMA_RESERVED)
 		return adv == MADV_DONTNEED || adv == MADV_DONTNEED_LOCKED ||
 		       adv == MADV_FREE || adv == MADV_REMOVE ? -EINVAL : 0;
+	/* madvise_dontneed_free_valid_vma(), madvise_remove(): not locked */
+	if ((v->flags & VMA_LOCKED) &&
+	    (adv == MADV_DONTNEED || adv == MADV_FREE || adv == MADV_REMOVE))
+		return -EINVAL;
 	switch (adv) {
 	case MADV_DONTNEED:
 	case MADV_DONTNEED_LOCKED:
@@ -787,13 +838,13 @@ static int madv_vma(struct task *t, const struct vma *v, uint64_t s,
 		 */
 		if (shared || (!anon && !v->file))
 			return 0;
-		return uml_aspace_map(t->p->as, s, e - s, v->prot, v->flags,
+		return uml_aspace_map(t->p->as, s, e - s, v->prot, VMA_MAP_FLAGS(v->flags),
 				      anon ? -1 : v->file->hostfd, off);
 	case MADV_FREE:
 		/* Anonymous private memory only; dropped at once here. */
 		if (!anon || shared)
 			return -EINVAL;
-		return uml_aspace_map(t->p->as, s, e - s, v->prot, v->flags, -1, 0);
+		return uml_aspace_map(t->p->as, s, e - s, v->prot, VMA_MAP_FLAGS(v->flags), -1, 0);
 	case MADV_REMOVE:
 		/* Punch a hole: writable shared mappings of a file or shmem. */
 		if ((anon && !shared) || (!anon && !v->file))
@@ -882,6 +933,8 @@ long sys_msync(struct task *t, const uint64_t *a)
 			break;
 		if (v->start > s)
 			hole = -ENOMEM;
+		if ((flags & MS_INVALIDATE) && (v->flags & VMA_LOCKED))
+			return -EBUSY;
 		if ((flags & MS_SYNC) && v->file && (v->flags & UML_MAP_SHARED) &&
 		    fsync(v->file->hostfd) < 0)
 			return -errno;

@@ -386,7 +386,7 @@ static const char *state_word(char c)
 
 /*
  * The memory lines (VmPeak ... VmSwap, RssAnon ...) of the host task that
- * runs @th: its memory is the guest's.  Their text, at most @len - 1
+ * runs @th: its memory is the guest's; VmLck is the runtime's count.  Their text, at most @len - 1
  * bytes, or "" for a zombie.
  */
 static void vm_lines(const struct task *th, char *out, size_t len)
@@ -409,6 +409,9 @@ static void vm_lines(const struct task *th, char *out, size_t len)
 		if ((strncmp(line, "Vm", 2) && strncmp(line, "Rss", 3)) ||
 		    n + l >= len)
 			continue;
+		if (strncmp(line, "VmLck:", 6) == 0 && th->p->mm)	/* mlock.c's */
+			l = snprintf(line, sizeof(line), "VmLck:\t%8llu kB\n",
+				     (unsigned long long)mm_locked_bytes(th->p->mm) / 1024);
 		memcpy(out + n, line, l + 1);
 		n += l;
 	}

@@ -197,6 +197,11 @@ struct vma {
 };
 
 #define VMA_RESERVED	0x1000	/* vDSO, vvar: never handed out or unmapped */
+#define VMA_LOCKED	0x2000	/* mlock'ed (mlock.c) */
+#define VMA_LOCKONFAULT	0x4000	/* mlock2(MLOCK_ONFAULT), MCL_ONFAULT */
+/* What of a vma's flags a mapping of the backend takes. */
+#define VMA_MAP_FLAGS(f)	((f) & (UML_MAP_SHARED | UML_MAP_PRIVATE | \
+					UML_MAP_ANONYMOUS))
 
 struct mm {
 	int refs;
@@ -207,10 +212,17 @@ struct mm {
 	uint64_t stack_top;
 	uint64_t top;		/* guest_top */
 	unsigned int membarrier;	/* membarrier's registrations (membarrier.c) */
+	uint32_t lock_future;	/* mlockall(MCL_FUTURE): new mappings' lock bits */
 };
 
 struct mm *mm_new(const struct uml_aspace_info *info);
 struct mm *mm_copy(const struct mm *src);
+int mm_set_lock(struct mm *mm, uint64_t addr, uint64_t end, uint32_t lock);
+void mm_lock_new(struct task *t, uint64_t start, uint64_t end);	/* mlock.c */
+void mm_lock_new_with(struct task *t, uint64_t start, uint64_t end,
+		      uint32_t lock);
+long mlock_mmap_check(struct task *t, uint64_t len);
+uint64_t mm_locked_bytes(const struct mm *mm);			/* mlock.c */
 void mm_put(struct mm *mm);
 int mm_record(struct mm *mm, uint64_t start, uint64_t end, uint32_t prot,
 	      uint32_t flags, struct file *file, uint64_t off);
