@@ -74,8 +74,12 @@ static uint64_t locked_in(const struct mm *mm, uint64_t start, uint64_t end)
 	return n;
 }
 
-/* Is [start, end) mapped without a hole?  (apply_vma_lock_flags()) */
-static bool no_hole(const struct mm *mm, uint64_t start, uint64_t end)
+/*
+ * How far [start, end) is mapped without a hole, from @start on: the
+ * kernel's apply_vma_lock_flags() changes the mappings up to a hole, then
+ * says ENOMEM.
+ */
+static uint64_t mapped_until(const struct mm *mm, uint64_t start, uint64_t end)
 {
 	uint64_t at = start;
 	int i;
@@ -84,10 +88,22 @@ static bool no_hole(const struct mm *mm, uint64_t start, uint64_t end)
 		if (mm->v[i].end <= at)
 			continue;
 		if (mm->v[i].start > at)
-			return false;
+			break;
 		at = mm->v[i].end;
 	}
-	return at >= end;
+	return at < end ? at : end;
+}
+
+/* Lock bits @lock on [start, end): 0, or -ENOMEM past a hole. */
+static long apply_lock(struct mm *mm, uint64_t start, uint64_t end,
+		       uint32_t lock)
+{
+	uint64_t m = mapped_until(mm, start, end);
+	long r = 0;
+
+	if (m > start)
+		r = mm_set_lock(mm, start, m, lock);
+	return r ? r : m < end ? -ENOMEM : 0;
 }
 
 /*
@@ -166,9 +182,7 @@ static long do_mlock(struct task *t, uint64_t start, uint64_t len, uint32_t lock
 		return -EINVAL;
 	if (end == start)
 		return 0;
-	if (!no_hole(mm, start, end))
-		return -ENOMEM;
-	r = mm_set_lock(mm, start, end, lock);
+	r = apply_lock(mm, start, end, lock);
 	if (r == 0 && !(lock & VMA_LOCKONFAULT))
 		populate(t, start, end);
 	return r;
@@ -196,9 +210,7 @@ long sys_munlock(struct task *t, const uint64_t *a)
 		return -EINVAL;
 	if (!len)
 		return 0;
-	if (!no_hole(t->p->mm, start, start + len))
-		return -ENOMEM;
-	return mm_set_lock(t->p->mm, start, start + len, 0);
+	return apply_lock(t->p->mm, start, start + len, 0);
 }
 
 long sys_mlockall(struct task *t, const uint64_t *a)

@@ -5,7 +5,8 @@
  * name, so that cases.sh compares the output natively and under umlrun
  * (the kernel's answers are the expectation).  Usage: calls PART, PART
  * one of signalfd, clone3, clone3-guest (what differs in a guest), cpu,
- * memfd, close_range, xattr, iflags (these two need a writable cwd).
+ * memfd, close_range, mlock, xattr, iflags (these two need a writable
+ * cwd).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -794,6 +795,66 @@ static void part_clone3_guest(void)
 	show("CLONE_INTO_CGROUP (no cgroups)", clone3_raw(&ca, sizeof(ca)));
 }
 
+/* VmLck of /proc/self/status, in kB, or -1. */
+static long vmlck(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* mlock and friends, MAP_LOCKED, mincore: checks, counts, residency. */
+static void part_mlock(void)
+{
+	size_t pg = 4096;
+	char *p = mmap(NULL, 8 * pg, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *q;
+	unsigned char vec[8];
+
+	munmap(p + 6 * pg, pg);			/* a hole at page 6 */
+	show("VmLck before", vmlck());
+	show("mlock 2 pages", mlock(p + 1, pg + 1));	/* pages 0 and 1 */
+	show("VmLck", vmlck());
+	show("mincore", mincore(p, 2 * pg, vec));
+	printf("resident: %d %d\n", vec[0] & 1, vec[1] & 1);
+	show("mlock over the hole", mlock(p, 8 * pg));
+	show("mlock2 bad flags", syscall(SYS_mlock2, p, pg, 2));
+	show("mlock2 ONFAULT", syscall(SYS_mlock2, p + 2 * pg, pg, 1));
+	show("VmLck", vmlck());
+	show("MADV_DONTNEED locked", madvise(p, pg, MADV_DONTNEED));
+	show("MS_INVALIDATE locked", msync(p, pg, MS_INVALIDATE));
+	show("munlock", munlock(p, 3 * pg));
+	show("VmLck", vmlck());
+	show("munlock over the hole", munlock(p, 8 * pg));
+	show("mlockall 0", mlockall(0));
+	show("mlockall MCL_ONFAULT alone", mlockall(MCL_ONFAULT));
+	show("mlockall 99", mlockall(99));
+	show("mlockall MCL_FUTURE", mlockall(MCL_FUTURE));
+	q = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	show("VmLck after a new mapping", vmlck());
+	show("munlockall", munlockall());
+	show("VmLck", vmlck());
+	munmap(q, 2 * pg);
+	q = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, -1, 0);
+	show("MAP_LOCKED VmLck", vmlck());
+	munmap(q, 2 * pg);
+	show("after munmap", vmlck());
+	show("mincore unaligned", mincore(p + 1, pg, vec));
+	show("mincore the hole", mincore(p + 6 * pg, pg, vec));
+	show("mincore bad vec", mincore(p, pg, (unsigned char *)8));
+	show("mincore len 0", mincore(p, 0, vec));
+	munmap(p, 8 * pg);
+}
+
 /* FS_IOC_GETFLAGS and FS_IOC_SETFLAGS (chattr, lsattr) on a host file. */
 static void part_iflags(void)
 {
@@ -841,6 +902,8 @@ int main(int argc, char **argv)
 		part_close_range();
 	else if (strcmp(argv[1], "xattr") == 0)
 		part_xattr();
+	else if (strcmp(argv[1], "mlock") == 0)
+		part_mlock();
 	else if (strcmp(argv[1], "iflags") == 0)
 		part_iflags();
 	else if (strcmp(argv[1], "clone3-guest") == 0)
