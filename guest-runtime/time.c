@@ -12,11 +12,68 @@
 
 #include "umlrun.h"
 
+/*
+ * A CPU-time clock of the guest's (posix_cpu_clock_get()): the calling
+ * process's or thread's (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID)
+ * or one a pid or tid names, encoded as the kernel's MAKE_*_CPUCLOCK() do;
+ * a thread's only within the caller's process, a process's by its pid (or
+ * the caller's own tid).  With @res its resolution, the host's for the
+ * same kind of clock.  1: not a CPU-time clock (the host's, then: a fixed
+ * clock); 0; -EINVAL, for a clock fd among others (CLOCKFD: a guest fd is
+ * no host clock).
+ */
+static int cpu_clock(struct task *t, clockid_t id, struct timespec *ts, bool res)
+{
+	int which = 2, pid = 0;
+	bool thread;
+	struct proc *p = t->p;
+	struct task *th = NULL;
+	uint64_t ns;
+
+	if (id == CLOCK_PROCESS_CPUTIME_ID || id == CLOCK_THREAD_CPUTIME_ID) {
+		thread = id == CLOCK_THREAD_CPUTIME_ID;
+	} else if (id < 0) {
+		which = id & 3;
+		thread = id & 4;
+		pid = ~(id >> 3);
+		if (which == 3)
+			return -EINVAL;	/* CLOCKFD */
+	} else {
+		return 1;
+	}
+	if (thread) {
+		th = pid ? task_by_tid(pid) : t;
+		if (!th || th->p != t->p)
+			return -EINVAL;
+	} else if (pid) {
+		th = task_by_tid(pid);
+		p = proc_by_pid(pid);
+		if (th == t)
+			p = t->p;	/* the caller's own tid names its process */
+		else if (!p)
+			return -EINVAL;
+		th = NULL;
+	}
+	if (res) {
+		/* the host's answer for its own clock of that kind */
+		clockid_t own = (clockid_t)(~0u << 3 | 4 | which);
+
+		return clock_getres(own, ts) < 0 ? -errno : 0;
+	}
+	ns = usage_cpu_clock(p, th, which);
+	ts->tv_sec = ns / 1000000000;
+	ts->tv_nsec = ns % 1000000000;
+	return 0;
+}
+
 long sys_clock_gettime(struct task *t, const uint64_t *a)
 {
 	struct timespec ts;
+	int r = cpu_clock(t, (int)a[0], &ts, false);
 
-	if (clock_gettime(a[0], &ts) < 0)
+	if (r < 0)
+		return r;
+	if (r && clock_gettime((int)a[0], &ts) < 0)
 		return -errno;
 	return copy_to_guest(t, a[1], &ts, sizeof(ts)) < 0 ? -EFAULT : 0;
 }
@@ -24,8 +81,11 @@ long sys_clock_gettime(struct task *t, const uint64_t *a)
 long sys_clock_getres(struct task *t, const uint64_t *a)
 {
 	struct timespec ts;
+	int r = cpu_clock(t, (int)a[0], &ts, true);
 
-	if (clock_getres(a[0], &ts) < 0)
+	if (r < 0)
+		return r;
+	if (r && clock_getres((int)a[0], &ts) < 0)
 		return -errno;
 	if (a[1] && copy_to_guest(t, a[1], &ts, sizeof(ts)) < 0)
 		return -EFAULT;

@@ -402,7 +402,10 @@ enum proc_state { PROC_ALIVE, PROC_ZOMBIE };
 struct usage {
 	unsigned long long utime, stime;	/* µs */
 	unsigned long long minflt, majflt, maxrss;	/* maxrss: kB */
+	unsigned long long sched_ns;	/* run time, the host's precise figure */
 };
+uint64_t usage_cpu_clock(struct proc *p, struct task *th, int which);
+
 
 /* A resource limit, the guest's struct rlimit64 (rlimit.c). */
 struct grlimit {

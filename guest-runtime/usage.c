@@ -24,6 +24,8 @@
 
 #include "umlrun.h"
 
+static uint64_t thread_sched_ns(struct task *t);
+
 /* The host's times and faults of one guest thread (zeros if it is gone). */
 static void thread_times(struct task *t, struct usage *u)
 {
@@ -52,6 +54,7 @@ static void thread_times(struct task *t, struct usage *u)
 	u->majflt = v[8];
 	u->utime = v[10] * (1000000 / sysconf(_SC_CLK_TCK));
 	u->stime = v[11] * (1000000 / sysconf(_SC_CLK_TCK));
+	u->sched_ns = thread_sched_ns(t);
 }
 
 /* The peak RSS (kB) of the address space @t runs in: one per process. */
@@ -79,6 +82,7 @@ static void usage_add(struct usage *to, const struct usage *u)
 	to->stime += u->stime;
 	to->minflt += u->minflt;
 	to->majflt += u->majflt;
+	to->sched_ns += u->sched_ns;
 	if (u->maxrss > to->maxrss)
 		to->maxrss = u->maxrss;
 }
@@ -145,6 +149,8 @@ void usage_proc_exited(struct proc *p, const struct rusage *ru)
 		.majflt = ru->ru_majflt,
 		.maxrss = ru->ru_maxrss,
 	};
+	/* the host's rusage has no run time: its user and system time */
+	p->usage_done.sched_ns = (p->usage_done.utime + p->usage_done.stime) * 1000;
 	usage_add(&p->usage_done, &p->usage_left);
 }
 
@@ -233,4 +239,57 @@ long sys_times(struct task *t, const uint64_t *a)
 	if (a[0] && copy_to_guest(t, a[0], &tm, sizeof(tm)) < 0)
 		return -EFAULT;
 	return now;
+}
+
+/* A thread's run time in ns (sum_exec_runtime: its schedstat), 0 if gone. */
+static uint64_t thread_sched_ns(struct task *t)
+{
+	unsigned long long ns = 0;
+	char path[64];
+	pid_t tid;
+	FILE *f;
+
+	if (!t->th || t->state == TASK_DEAD)
+		return 0;
+	tid = uml_thread_host_tid(t->th);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", tid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
+/*
+ * A CPU-time clock (kernel/time/posix-cpu-timers.c): of thread @th, or
+ * with @th NULL of process @p (its live threads and its ended ones'), in
+ * ns.  @which: 0 CPUCLOCK_PROF (user and system), 1 CPUCLOCK_VIRT (user),
+ * 2 CPUCLOCK_SCHED (run time: the host's precise figure for live threads,
+ * user and system time for ended ones).
+ */
+uint64_t usage_cpu_clock(struct proc *p, struct task *th, int which)
+{
+	struct usage u = { 0 };
+	uint64_t ns = 0;
+	struct task *t;
+
+	for (t = th ? th : p->threads; t; t = th ? NULL : t->next_in_proc) {
+		struct usage tu;
+
+		if (which == 2) {
+			ns += thread_sched_ns(t);
+		} else {
+			thread_times(t, &tu);
+			usage_add(&u, &tu);
+		}
+	}
+	if (!th && which == 2)
+		return ns + p->usage_done.sched_ns;
+	if (!th)
+		usage_add(&u, &p->usage_done);
+	if (which == 1)
+		return ns + u.utime * 1000;
+	return ns + (u.utime + u.stime) * 1000;
 }

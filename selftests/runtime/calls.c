@@ -5,12 +5,13 @@
  * name, so that cases.sh compares the output natively and under umlrun
  * (the kernel's answers are the expectation).  Usage: calls PART, PART
  * one of signalfd, clone3, clone3-guest (what differs in a guest), cpu,
- * memfd, close_range, mlock, xattr, iflags (these two need a writable
- * cwd).
+ * memfd, close_range, mlock, cpuclock, xattr, iflags (these two need a
+ * writable cwd).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/fs.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
@@ -34,6 +35,7 @@
 #include <sys/wait.h>
 #include <sys/ioctl.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 /* "name: value", or "name: ENAME" for a failed call. */
@@ -795,6 +797,57 @@ static void part_clone3_guest(void)
 	show("CLONE_INTO_CGROUP (no cgroups)", clone3_raw(&ca, sizeof(ca)));
 }
 
+/* Seconds of CPU-time clock @c, or -errno. */
+static double cpu_secs(clockid_t c)
+{
+	struct timespec ts;
+
+	if (clock_gettime(c, &ts))
+		return -errno;
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *cpu_thread(void *arg)
+{
+	volatile unsigned long x = 0;
+	unsigned long i;
+
+	for (i = 0; i < 50000000UL; i++)
+		x += i;
+	*(double *)arg = cpu_secs(CLOCK_THREAD_CPUTIME_ID);
+	return NULL;
+}
+
+/*
+ * CPU-time clocks: the process's and a thread's, by clock id and by the
+ * ids pthread_getcpuclockid and clock_getcpuclockid make; a thread's
+ * clock is its own; clock fds and others' thread clocks are EINVAL.
+ */
+static void part_cpuclock(void)
+{
+	double mine, other = 0, proc;
+	clockid_t tc, pc;
+	struct timespec r;
+	pthread_t th;
+
+	pthread_create(&th, NULL, cpu_thread, &other);
+	pthread_join(th, NULL);
+	mine = cpu_secs(CLOCK_THREAD_CPUTIME_ID);
+	proc = cpu_secs(CLOCK_PROCESS_CPUTIME_ID);
+	show("the thread ran", other > 0.01);
+	show("the process has its time", proc >= other);
+	show("main's own clock is below", mine < other);
+	show("pthread_getcpuclockid", pthread_getcpuclockid(pthread_self(), &tc));
+	show("its clock is main's", cpu_secs(tc) >= mine && cpu_secs(tc) < other);
+	show("clock_getcpuclockid", clock_getcpuclockid(getpid(), &pc));
+	show("it is the process's", cpu_secs(pc) >= proc);
+	show("clock() agrees", (double)clock() / CLOCKS_PER_SEC >= proc - 0.01);
+	show("a clock fd", cpu_secs((clockid_t)(~999u << 3 | 3)));
+	show("a thread clock of init", getpid() == 1 ? -EINVAL :
+	     cpu_secs((clockid_t)(~1u << 3 | 4 | 2)));
+	show("getres SCHED", clock_getres(CLOCK_PROCESS_CPUTIME_ID, &r) ? -errno : r.tv_nsec);
+}
+
 /* VmLck of /proc/self/status, in kB, or -1. */
 static long vmlck(void)
 {
@@ -902,6 +955,8 @@ int main(int argc, char **argv)
 		part_close_range();
 	else if (strcmp(argv[1], "xattr") == 0)
 		part_xattr();
+	else if (strcmp(argv[1], "cpuclock") == 0)
+		part_cpuclock();
 	else if (strcmp(argv[1], "mlock") == 0)
 		part_mlock();
 	else if (strcmp(argv[1], "iflags") == 0)
