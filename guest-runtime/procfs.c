@@ -350,23 +350,37 @@ static struct task *proc_thread(struct proc *p, long tid)
 	return NULL;
 }
 
-/* /proc/<pid>/stat, with the fields busybox's ps and top read. */
+/*
+ * /proc/<pid>/stat, with the fields ps, top and LTP read: the process's
+ * (or, for a task/<tid> file, the thread's) user and system time and the
+ * children's waited for, in clock ticks (usage.c), nice, threads, start
+ * time and size.
+ */
 static int stat_text(struct proc *p, struct task *th, int tid, char *buf,
 		     size_t len)
 {
 	long hz = sysconf(_SC_CLK_TCK);
 	unsigned long long vsize = 0, start = p->start_ns / (1000000000 / hz);
-	int i;
+	uint64_t tick = 1000000000 / hz, ut, all;
+	struct task *who = tid && tid != p->pid ? th : NULL;
+	int i, nice = th ? th->sched.nice : 0;
 
 	for (i = 0; p->mm && i < p->mm->n; i++)
 		vsize += p->mm->v[i].end - p->mm->v[i].start;
+	ut = usage_cpu_clock(p, who, 1);
+	all = usage_cpu_clock(p, who, 0);
 	return snprintf(buf, len,
-			"%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 %d 0 "
-			"%llu %llu 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
-			"0 0 0 0 0 0 0 0\n",
+			"%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu "
+			"%d %d %d 0 %llu %llu 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+			"0 0 0 0 0 0 0 0 0 0 0\n",
 			tid, p->comm, task_state_char(th),
 			p->parent ? p->parent->pid : 0, p->pgid, p->sid,
-			p->nthreads ? p->nthreads : 1, start, vsize);
+			(unsigned long long)(ut / tick),
+			(unsigned long long)((all > ut ? all - ut : 0) / tick),
+			p->usage_children.utime * 1000 / tick,
+			p->usage_children.stime * 1000 / tick,
+			20 + nice, nice, p->nthreads ? p->nthreads : 1, start,
+			vsize);
 }
 
 /* The state's word in status (fs/proc/array.c's task_state_array). */
