@@ -7,7 +7,8 @@
  * A lock is the runtime's record on the guest's mappings: it is counted
  * (VmLck of /proc/<pid>/status), kept by mremap, dropped by fork and
  * munmap, applied to new mappings after mlockall(MCL_FUTURE), and a lock
- * populates its pages (not MLOCK_ONFAULT's) by touching them from the
+ * populates its pages (not MLOCK_ONFAULT's; 256 MiB a call at most, which
+ * the runtime spends with the guest waiting) by touching them from the
  * runtime.  The host does not pin the pages: the backends have no mlock
  * in the guest's address space (Documentation/runtime.rst, gaps).
  * mincore answers from the host: the present bits of the guest's host
@@ -111,10 +112,12 @@ static long apply_lock(struct mm *mm, uint64_t start, uint64_t end,
  * writing a byte back into each writable private page so that it is the
  * mapping's own (as a write fault makes it).
  */
+#define POPULATE_MAX	(256ULL << 20)	/* per call: the runtime waits meanwhile */
+
 static void populate(struct task *t, uint64_t start, uint64_t end)
 {
 	struct mm *mm = t->p->mm;
-	uint64_t a;
+	uint64_t a, budget = POPULATE_MAX;
 	int i;
 
 	for (i = 0; i < mm->n; i++) {
@@ -124,7 +127,7 @@ static void populate(struct task *t, uint64_t start, uint64_t end)
 
 		if (s >= e || !(v->prot & PROT_READ) || (v->flags & VMA_RESERVED))
 			continue;
-		for (a = s; a < e; a += PAGE_SIZE) {
+		for (a = s; a < e && budget; a += PAGE_SIZE, budget -= PAGE_SIZE) {
 			char c;
 
 			if (uml_mem_read(t->p->as, &c, a, 1) != 1)
@@ -292,12 +295,13 @@ static void anon_resident(struct task *t, uint64_t s, uint64_t n,
 		close(fd);
 }
 
+#define MINCORE_CHUNK	4096	/* pages a round, as the kernel's PAGE_SIZE */
+
 long sys_mincore(struct task *t, const uint64_t *a)
 {
-	uint64_t start = a[0], len = a[1], pages, at, done = 0;
+	uint64_t start = a[0], len = a[1], pages, at, done = 0, uvec = a[2];
 	struct mm *mm = t->p->mm;
-	unsigned char *vec;
-	long r = 0;
+	unsigned char vec[MINCORE_CHUNK];
 	int i;
 
 	if (start & (PAGE_SIZE - 1))
@@ -305,13 +309,9 @@ long sys_mincore(struct task *t, const uint64_t *a)
 	if (start > mm->top || len > mm->top - start)
 		return -ENOMEM;
 	pages = len / PAGE_SIZE + ((len & (PAGE_SIZE - 1)) != 0);
-	if (a[2] > mm->top || pages > mm->top - a[2])
+	if (uvec > mm->top || pages > mm->top - uvec)
 		return -EFAULT;
-	if (!pages)
-		return 0;
-	vec = malloc(pages);
-	if (!vec)
-		return -ENOMEM;
+	/* a round at a time, each copied out before the next (do_mincore()) */
 	for (at = start; done < pages;) {
 		const struct vma *v = NULL;
 		uint64_t n;
@@ -319,24 +319,23 @@ long sys_mincore(struct task *t, const uint64_t *a)
 		for (i = 0; i < mm->n; i++)
 			if (mm->v[i].start <= at && at < mm->v[i].end)
 				v = &mm->v[i];
-		if (!v) {
-			r = -ENOMEM;
-			break;
-		}
+		if (!v)
+			return -ENOMEM;
 		n = (v->end - at) / PAGE_SIZE;
 		if (n > pages - done)
 			n = pages - done;
+		if (n > MINCORE_CHUNK)
+			n = MINCORE_CHUNK;
 		if (v->flags & VMA_RESERVED)	/* vDSO: can_do_mincore() no */
-			memset(vec + done, 1, n);
+			memset(vec, 1, n);
 		else if (v->file)
-			file_resident(v, at, n, vec + done);
+			file_resident(v, at, n, vec);
 		else
-			anon_resident(t, at, n, vec + done);
+			anon_resident(t, at, n, vec);
+		if (copy_to_guest(t, uvec + done, vec, n) < 0)
+			return -EFAULT;
 		done += n;
 		at += n * PAGE_SIZE;
 	}
-	if (r == 0 && copy_to_guest(t, a[2], vec, pages) < 0)
-		r = -EFAULT;
-	free(vec);
-	return r;
+	return 0;
 }

@@ -108,7 +108,7 @@ static struct sem_undo *undo_of(struct proc *p, const struct semset *s,
 	struct sem_undo *u;
 
 	for (u = p->sem_undo; u; u = u->next)
-		if (u->semid == s->perm.id)
+		if (u->semid == s->perm.id && u->nsems == s->nsems)
 			return u;
 	if (!alloc)
 		return NULL;
@@ -295,8 +295,23 @@ static int sem_count(int id, int num, bool zero)
 	return n;
 }
 
+/*
+ * The set goes: so do every process's adjustments for it, before its id
+ * could name another set (of another size) after the sequence wraps.
+ */
 static void set_free(struct semset *s)
 {
+	struct sem_undo **pu, *u;
+	struct proc *p;
+
+	for (p = procs; p; p = p->next)
+		for (pu = &p->sem_undo; (u = *pu);)
+			if (u->semid == s->perm.id) {
+				*pu = u->next;
+				free(u);
+			} else {
+				pu = &u->next;
+			}
 	used_sems -= s->nsems;
 	ipc_remove(IPC_SEM, &s->perm);
 	free(s);
