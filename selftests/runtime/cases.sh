@@ -218,7 +218,7 @@ expect_status "vsyscall page: no handler, killed by SIGSEGV" 139 \
 	"$TESTBIN/vsyscall" die
 expect_output "readv/writev: hostile iovecs are EINVAL, as the kernel's" \
 	"iov ok" "$TESTBIN/iov"
-expect_output "hostile exit signals, fd numbers, mprotect ranges, /proc spellings, AF_UNIX names: as the kernel" \
+expect_output "hostile exit signals, fd numbers, mprotect ranges, /proc spellings, AF_UNIX names, a huge mincore: as the kernel" \
 	"hostile ok" "$TESTBIN/hostile"
 run_case "a planted symlink to /proc/self/fd/N reaches no runtime fd" \
 	"$TESTBIN/hostile symlink"

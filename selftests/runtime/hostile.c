@@ -16,7 +16,9 @@
  *  - an AF_UNIX name longer than a sockaddr_un (up to a sockaddr_storage)
  *    to bind, connect or sendto: umlrun copied it into a path buffer of
  *    sun_path's size, past its end.
- * "hostile [signals|fds|mprotect|proc|unixname]" runs one part, no argument all of
+ *  - mincore() of a huge mapping: umlrun allocated and filled one byte a
+ *    page for the whole range (gigabytes for a large PROT_NONE reserve).
+ * "hostile [signals|fds|mprotect|proc|unixname|mincore]" runs one part, no argument all of
  * them; "hostile symlink" (not in "all": it needs a writable cwd) plants
  * symlinks to /proc/self/fd/N for fds it does not have, and opens them;
  * "hostile ia32" (not in "all": umlrun's rule, not the kernel's) checks
@@ -326,6 +328,33 @@ static int check_unixname(void)
 	return 0;
 }
 
+/* 64 GiB of PROT_NONE reserve: mincore walks it in rounds (all absent). */
+static int check_mincore(void)
+{
+	size_t len = 64ULL << 30, i;
+	unsigned char *vec;
+	char *p;
+
+	p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		return 0;	/* no room for the test itself */
+	vec = mmap(NULL, len >> 12, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (vec == MAP_FAILED) {
+		munmap(p, len);
+		return 0;
+	}
+	if (mincore(p, len, vec))
+		return 100;
+	for (i = 0; i < len >> 12; i += 4096 * 64)
+		if (vec[i] & 1)
+			return 101;
+	munmap(vec, len >> 12);
+	munmap(p, len);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -337,6 +366,7 @@ int main(int argc, char **argv)
 		{ "mprotect", check_mprotect },
 		{ "proc", check_proc },
 		{ "unixname", check_unixname },
+		{ "mincore", check_mincore },
 		{ "symlink", check_symlink },
 		{ "ia32", check_ia32 },
 	};
