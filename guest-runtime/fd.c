@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/random.h>
 #include <limits.h>
 #include <linux/close_range.h>
 #include <linux/sockios.h>
@@ -941,6 +942,44 @@ static long inode_flags(struct task *t, struct file *f, unsigned int cmd,
 	return copy_to_guest(t, uarg, &v, sizeof(v)) < 0 ? -EFAULT : 0;
 }
 
+/*
+ * The host's pseudo-terminal multiplexer and random device: a pty's
+ * number and lock (openpty, posix_openpt, unlockpt, ptsname), the peer
+ * terminal as a new guest fd (TIOCGPTPEER, with the flags its argument
+ * gives), the entropy count.  Other files: ENOTTY, or the host's answer.
+ */
+static long chardev_ioctl(struct task *t, struct file *f, unsigned int cmd,
+			  uint64_t uarg)
+{
+	struct file *peer;
+	struct stat st;
+	int v, fd;
+
+	if (f->kind != FILE_PLAIN || f->synth || fstat(f->hostfd, &st) < 0 ||
+	    !S_ISCHR(st.st_mode))
+		return -ENOTTY;
+	switch (cmd) {
+	case TIOCSPTLCK:
+		if (copy_from_guest(t, &v, uarg, sizeof(v)) < 0)
+			return -EFAULT;
+		return ioctl(f->hostfd, cmd, &v) < 0 ? -errno : 0;
+	case TIOCGPTPEER:	/* ptm_open_peer(): the flags are open's, unchecked */
+		fd = ioctl(f->hostfd, TIOCGPTPEER, ((int)uarg & ~O_CLOEXEC) | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		peer = file_new(fd, (int)uarg & ~O_CLOEXEC);
+		if (!peer) {
+			close(fd);
+			return -ENOMEM;
+		}
+		return fd_install(t, 0, peer, uarg & O_CLOEXEC);
+	default:	/* TIOCGPTN, RNDGETENTCNT: an int out */
+		if (ioctl(f->hostfd, cmd, &v) < 0)
+			return -errno;
+		return copy_to_guest(t, uarg, &v, sizeof(v)) < 0 ? -EFAULT : 0;
+	}
+}
+
 long sys_ioctl(struct task *t, const uint64_t *a)
 {
 	struct fdent *e = fd_ent(t, a[0]);
@@ -958,16 +997,22 @@ long sys_ioctl(struct task *t, const uint64_t *a)
 		return pidfd_ioctl(f, a[2]);
 	switch (cmd) {
 	case TCGETS:
+	case TCGETA:
 	case TIOCGWINSZ:
-		len = cmd == TCGETS ? 36 : sizeof(struct winsize);
+		/* struct termios (36 bytes), the old struct termio (18) */
+		len = cmd == TCGETS ? 36 : cmd == TCGETA ? 18 : sizeof(struct winsize);
 		if (ioctl(f->hostfd, cmd, buf) < 0)
 			return -errno;
 		return copy_to_guest(t, a[2], buf, len) < 0 ? -EFAULT : 0;
 	case TCSETS:
 	case TCSETSW:
 	case TCSETSF:
+	case TCSETA:
+	case TCSETAW:
+	case TCSETAF:
 	case TIOCSWINSZ:
-		len = cmd == TIOCSWINSZ ? sizeof(struct winsize) : 36;
+		len = cmd == TIOCSWINSZ ? sizeof(struct winsize) :
+		      cmd == TCSETA || cmd == TCSETAW || cmd == TCSETAF ? 18 : 36;
 		if (copy_from_guest(t, buf, a[2], len) < 0)
 			return -EFAULT;
 		return ioctl(f->hostfd, cmd, buf) < 0 ? -errno : 0;
@@ -1004,6 +1049,11 @@ long sys_ioctl(struct task *t, const uint64_t *a)
 	case FS_IOC_GETFLAGS:
 	case FS_IOC_SETFLAGS:
 		return inode_flags(t, f, cmd, a[2]);
+	case TIOCGPTN:
+	case TIOCSPTLCK:
+	case TIOCGPTPEER:
+	case RNDGETENTCNT:
+		return chardev_ioctl(t, f, cmd, a[2]);
 	case SIOCGIFINDEX:
 	case SIOCGIFNAME:
 	case SIOCGIFFLAGS:

@@ -5,14 +5,15 @@
  * name, so that cases.sh compares the output natively and under umlrun
  * (the kernel's answers are the expectation).  Usage: calls PART, PART
  * one of signalfd, clone3, clone3-guest (what differs in a guest), cpu,
- * memfd, close_range, mlock, cpuclock, xattr, iflags (these two need a
- * writable cwd).
+ * memfd, close_range, mlock, cpuclock, pty, xattr, iflags (these two need
+ * a writable cwd).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <linux/fs.h>
+#include <linux/random.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
 #include <linux/futex.h>
@@ -35,6 +36,7 @@
 #include <sys/wait.h>
 #include <sys/ioctl.h>
 #include <sys/xattr.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -848,6 +850,43 @@ static void part_cpuclock(void)
 	show("getres SCHED", clock_getres(CLOCK_PROCESS_CPUTIME_ID, &r) ? -errno : r.tv_nsec);
 }
 
+/*
+ * A pseudo-terminal (openpty: TIOCSPTLCK, TIOCGPTN, TIOCGPTPEER), data
+ * both ways, termio and termios checks, the entropy count's ioctl.
+ */
+static void part_pty(void)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY), s, n = -1, p[2];
+	void *volatile bad = (void *)8;
+	struct termios tio;
+	char buf[16] = "";
+
+	show("posix_openpt", m < 0 ? m : 0);
+	if (m < 0 || pipe(p))
+		return;
+	show("unlockpt", unlockpt(m));
+	show("TIOCGPTN", ioctl(m, TIOCGPTN, &n));
+	show("ptsname agrees", ptsname(m) && atoi(ptsname(m) + 9) == n);
+	show("TIOCGPTPEER of a pipe", ioctl(p[0], TIOCGPTPEER, O_RDWR));
+	s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	show("TIOCGPTPEER", s < 0 ? s : 0);
+	show("its close-on-exec", fcntl(s, F_GETFD));
+	show("tcgetattr", tcgetattr(s, &tio));
+	cfmakeraw(&tio);
+	show("tcsetattr raw", tcsetattr(s, TCSANOW, &tio));
+	show("write", write(m, "ping", 4));
+	show("read", read(s, buf, sizeof(buf)));
+	show("TCGETA NULL", ioctl(s, TCGETA, NULL));
+	show("TCGETS bad", ioctl(s, TCGETS, bad));
+	show("TCGETS on a pipe", ioctl(p[0], TCGETS, &tio));
+	show("TIOCGPTN on a pipe", ioctl(p[0], TIOCGPTN, &n));
+	n = open("/dev/urandom", O_RDONLY);
+	show("RNDGETENTCNT", ioctl(n, RNDGETENTCNT, buf) < 0 ? -1 : 0);
+	close(n);
+	close(s);
+	close(m);
+}
+
 /* VmLck of /proc/self/status, in kB, or -1. */
 static long vmlck(void)
 {
@@ -955,6 +994,8 @@ int main(int argc, char **argv)
 		part_close_range();
 	else if (strcmp(argv[1], "xattr") == 0)
 		part_xattr();
+	else if (strcmp(argv[1], "pty") == 0)
+		part_pty();
 	else if (strcmp(argv[1], "cpuclock") == 0)
 		part_cpuclock();
 	else if (strcmp(argv[1], "mlock") == 0)
