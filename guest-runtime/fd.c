@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -955,8 +956,17 @@ static long chardev_ioctl(struct task *t, struct file *f, unsigned int cmd,
 	struct stat st;
 	int v, fd;
 
+	/*
+	 * Only where these numbers mean what the guest asks: the pty
+	 * multiplexer (5, 2), the random devices (1, 8) and (1, 9); another
+	 * driver may read the same number as something else.
+	 */
 	if (f->kind != FILE_PLAIN || f->synth || fstat(f->hostfd, &st) < 0 ||
 	    !S_ISCHR(st.st_mode))
+		return -ENOTTY;
+	if (cmd == RNDGETENTCNT ? major(st.st_rdev) != 1 ||
+				  (minor(st.st_rdev) != 8 && minor(st.st_rdev) != 9)
+				: st.st_rdev != makedev(5, 2))
 		return -ENOTTY;
 	switch (cmd) {
 	case TIOCSPTLCK:
@@ -1054,6 +1064,21 @@ long sys_ioctl(struct task *t, const uint64_t *a)
 	case TIOCGPTPEER:
 	case RNDGETENTCNT:
 		return chardev_ioctl(t, f, cmd, a[2]);
+	case SIOCATMARK:	/* an int out, of a socket */
+		if (f->kind != FILE_SOCKET)
+			return -ENOTTY;
+		if (ioctl(f->hostfd, SIOCATMARK, &v) < 0)
+			return -errno;
+		return copy_to_guest(t, a[2], &v, sizeof(v)) < 0 ? -EFAULT : 0;
+	case SIOCSIFFLAGS:
+	case SIOCSIFMTU:
+	case SIOCSIFADDR:
+	case SIOCSIFNETMASK:
+	case SIOCSIFBRDADDR:
+	case SIOCSIFNAME:
+	case SIOCSIFHWADDR:
+	case SIOCSIFTXQLEN:
+	case SIOCGIFCONF:
 	case SIOCGIFINDEX:
 	case SIOCGIFNAME:
 	case SIOCGIFFLAGS:

@@ -486,14 +486,52 @@ get:
  * --net=none for lo only (ENODEV for the others, as if not there).  No
  * SIOCS*: setting is CAP_NET_ADMIN's.
  */
+/*
+ * SIOCGIFCONF (dev_ifconf()): the host's IPv4 interface list, lo alone
+ * with --net=none; a NULL buffer asks for the length it needs.
+ */
+static long ifconf(struct task *t, struct file *f, uint64_t arg)
+{
+	struct ifconf ifc, h;
+	struct ifreq req[64];
+	int i, n = 0, len;
+
+	if (copy_from_guest(t, &ifc, arg, sizeof(ifc)) < 0)
+		return -EFAULT;
+	h.ifc_len = sizeof(req);
+	h.ifc_req = req;
+	if (ioctl(f->hostfd, SIOCGIFCONF, &h) < 0)
+		return -errno;
+	for (i = 0; i < h.ifc_len / (int)sizeof(req[0]); i++)
+		if (opt.net != NET_NONE || strcmp(req[i].ifr_name, "lo") == 0)
+			req[n++] = req[i];
+	len = n * sizeof(req[0]);
+	if (ifc.ifc_req) {
+		if (ifc.ifc_len < 0)
+			ifc.ifc_len = 0;
+		if (len > ifc.ifc_len)	/* whole entries that fit */
+			len = ifc.ifc_len / sizeof(req[0]) * sizeof(req[0]);
+		if (copy_to_guest(t, (uint64_t)ifc.ifc_req, req, len) < 0)
+			return -EFAULT;
+	}
+	ifc.ifc_len = len;
+	return copy_to_guest(t, arg, &ifc, sizeof(ifc)) < 0 ? -EFAULT : 0;
+}
+
 long netlink_ifreq(struct task *t, struct file *f, unsigned int cmd, uint64_t arg)
 {
 	struct ifreq ifr;
 
 	if (f->kind != FILE_SOCKET)
 		return -ENOTTY;
+	if (cmd == SIOCGIFCONF)
+		return ifconf(t, f, arg);
 	if (copy_from_guest(t, &ifr, arg, sizeof(ifr)) < 0)
 		return -EFAULT;
+	if (cmd == SIOCSIFFLAGS || cmd == SIOCSIFMTU || cmd == SIOCSIFADDR ||
+	    cmd == SIOCSIFNETMASK || cmd == SIOCSIFBRDADDR ||
+	    cmd == SIOCSIFNAME || cmd == SIOCSIFHWADDR || cmd == SIOCSIFTXQLEN)
+		return -EPERM;	/* a change to the host's network, as RTM_NEW* */
 	ifr.ifr_name[IFNAMSIZ - 1] = 0;
 	if (opt.net == NET_NONE &&
 	    (cmd == SIOCGIFNAME ? ifr.ifr_ifindex != 1 : strcmp(ifr.ifr_name, "lo")))

@@ -5,8 +5,8 @@
  * name, so that cases.sh compares the output natively and under umlrun
  * (the kernel's answers are the expectation).  Usage: calls PART, PART
  * one of signalfd, clone3, clone3-guest (what differs in a guest), cpu,
- * memfd, close_range, mlock, cpuclock, pty, xattr, iflags (these two need
- * a writable cwd).
+ * memfd, close_range, mlock, cpuclock, pty, ifconf, xattr, iflags (these
+ * two need a writable cwd).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +35,9 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <sys/ioctl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <net/if.h>
 #include <sys/xattr.h>
 #include <termios.h>
 #include <time.h>
@@ -887,6 +890,39 @@ static void part_pty(void)
 	close(m);
 }
 
+/* SIOCGIFCONF, SIOCATMARK, and a set's checks before its EPERM. */
+static void part_ifconf(void)
+{
+	int u = socket(AF_INET, SOCK_DGRAM, 0), tcp = socket(AF_INET, SOCK_STREAM, 0);
+	struct ifreq req[32];
+	struct ifconf ifc = { .ifc_len = 0, .ifc_req = NULL };
+	int i, lo = 0, v = -1, p[2];
+
+	if (u < 0 || tcp < 0 || pipe(p))
+		return;
+	show("SIOCGIFCONF, no buffer", ioctl(u, SIOCGIFCONF, &ifc));
+	show("its length is whole entries", ifc.ifc_len > 0 &&
+	     ifc.ifc_len % (int)sizeof(req[0]) == 0);
+	ifc.ifc_len = sizeof(req);
+	ifc.ifc_req = req;
+	show("SIOCGIFCONF", ioctl(u, SIOCGIFCONF, &ifc));
+	for (i = 0; i < ifc.ifc_len / (int)sizeof(req[0]); i++)
+		lo |= strcmp(req[i].ifr_name, "lo") == 0;
+	show("lo listed", lo);
+	ifc.ifc_len = sizeof(req[0]) - 1;
+	show("a buffer short of one entry", ioctl(u, SIOCGIFCONF, &ifc));
+	show("holds none", ifc.ifc_len);
+	show("SIOCGIFCONF bad", ioctl(u, SIOCGIFCONF, (void *)8));
+	show("SIOCSIFFLAGS bad", ioctl(u, SIOCSIFFLAGS, (void *)8));
+	show("SIOCATMARK TCP", ioctl(tcp, SIOCATMARK, &v));
+	show("at mark", v);
+	show("SIOCATMARK NULL", ioctl(tcp, SIOCATMARK, NULL));
+	show("SIOCATMARK UDP", ioctl(u, SIOCATMARK, &v));
+	show("SIOCATMARK pipe", ioctl(p[0], SIOCATMARK, &v));
+	close(u);
+	close(tcp);
+}
+
 /* VmLck of /proc/self/status, in kB, or -1. */
 static long vmlck(void)
 {
@@ -994,6 +1030,8 @@ int main(int argc, char **argv)
 		part_close_range();
 	else if (strcmp(argv[1], "xattr") == 0)
 		part_xattr();
+	else if (strcmp(argv[1], "ifconf") == 0)
+		part_ifconf();
 	else if (strcmp(argv[1], "pty") == 0)
 		part_pty();
 	else if (strcmp(argv[1], "cpuclock") == 0)

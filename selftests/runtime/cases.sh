@@ -421,6 +421,8 @@ else
 	run_case "xattrs: path, l and f calls, sizes, symlinks, /proc, bad input" \
 		"$TESTBIN/calls xattr"
 fi
+run_case "SIOCGIFCONF, SIOCATMARK, interface changes' checks" \
+	"$TESTBIN/calls ifconf"
 run_case "pseudo-terminals: openpty's ioctls, termio, termios, RNDGETENTCNT" \
 	"$TESTBIN/calls pty"
 run_case "CPU-time clocks: process, thread, pthread_getcpuclockid, bad ids" \
