@@ -116,6 +116,8 @@ static void as_lend(struct uml_aspace *as)
 static int proc_copy_state(struct proc *p, struct proc *parent,
 			   uint64_t flags)
 {
+	groot_put(p->root);
+	p->root = groot_get(parent->root);	/* a chroot is inherited */
 	if (p->as_shared) {
 		p->mm = parent->mm;
 		p->mm->refs++;

@@ -42,8 +42,8 @@ static void hpath_put(struct hpath *hp)
 
 static int fd_guest_path(struct task *t, int hostfd, char *out, size_t len);
 
-/* Open the parent of @path inside the root; hp->name is the last part. */
-static int open_parent_in_root(struct hpath *hp, char *path)
+/* Open the parent of @path inside @t's root; hp->name is the last part. */
+static int open_parent_in_root(struct task *t, struct hpath *hp, char *path)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
@@ -60,7 +60,7 @@ static int open_parent_in_root(struct hpath *hp, char *path)
 		path = (char *)"/";
 	}
 	hpath_put(hp);
-	hp->tmpfd = syscall(SYS_openat2, root_fd, *path ? path : "/", &how,
+	hp->tmpfd = syscall(SYS_openat2, t->p->root->fd, *path ? path : "/", &how,
 			    sizeof(how));
 	if (hp->tmpfd < 0)
 		return -errno;
@@ -83,7 +83,7 @@ static int resolve_in_root(struct task *t, struct hpath *hp, char *path,
 	ssize_t n;
 
 	for (hops = 0; hops < 40; hops++) {
-		r = open_parent_in_root(hp, path);
+		r = open_parent_in_root(t, hp, path);
 		if (r < 0 || !follow)
 			return r;
 		if (fstatat(hp->dirfd, hp->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
@@ -111,14 +111,14 @@ static int resolve_in_root(struct task *t, struct hpath *hp, char *path,
 
 static int path_host(struct task *t, const char *host, char *out, size_t len)
 {
-	size_t rl = strlen(opt.root);
+	const char *root = t->p->root->path;
+	size_t rl = strlen(root);
 
-	(void)t;
-	if (root_is_slash) {
+	if (t->p->root->slash) {
 		snprintf(out, len, "%s", host);
 		return 0;
 	}
-	if (strncmp(host, opt.root, rl) || (host[rl] && host[rl] != '/'))
+	if (strncmp(host, root, rl) || (host[rl] && host[rl] != '/'))
 		return -ENOENT;	/* outside the guest's root */
 	snprintf(out, len, "%s", host[rl] ? host + rl : "/");
 	return 0;
@@ -173,7 +173,7 @@ static int proc_relative(struct task *t, int gdirfd, struct hpath *hp)
 	struct file *f = NULL;
 	int r;
 
-	if (!root_is_slash || !hp->buf[0] || hp->buf[0] == '/')
+	if (!t->p->root->slash || !hp->buf[0] || hp->buf[0] == '/')
 		return 0;
 	if (gdirfd != AT_FDCWD) {
 		f = fd_lookup(t, gdirfd);
@@ -216,7 +216,7 @@ static int path_resolve(struct task *t, int gdirfd, struct hpath *hp,
 		hp->host = true;
 		return 0;
 	}
-	if (root_is_slash && hp->buf[0] == '/') {
+	if (t->p->root->slash && hp->buf[0] == '/') {
 		r = procfs_rewrite(t, hp->buf, sizeof(hp->buf));
 		if (r < 0)
 			return r;
@@ -225,8 +225,8 @@ static int path_resolve(struct task *t, int gdirfd, struct hpath *hp,
 	if (hp->buf[0] == '/') {
 		hp->dirfd = AT_FDCWD;
 		hp->name = hp->buf;
-		return root_is_slash ? 0 : resolve_in_root(t, hp, hp->buf,
-							     follow);
+		return t->p->root->slash ? 0 : resolve_in_root(t, hp, hp->buf,
+								  follow);
 	}
 	hp->name = hp->buf;
 	if (gdirfd == AT_FDCWD) {
@@ -238,7 +238,7 @@ static int path_resolve(struct task *t, int gdirfd, struct hpath *hp,
 			return -EBADF;
 		hp->dirfd = f->hostfd;
 	}
-	if (!root_is_slash && hp->buf[0])
+	if (!t->p->root->slash && hp->buf[0])
 		return relative_in_root(t, hp->dirfd, hp, follow);
 	return 0;
 }
@@ -561,7 +561,7 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 		r = -ENOMEM;
 		goto out;
 	}
-	f->procdir = root_is_slash && procfs_is_root(fd);
+	f->procdir = t->p->root->slash && procfs_is_root(fd);
 	r = fd_install(t, 0, f, flags & O_CLOEXEC);
 out:
 	hpath_put(&hp);
@@ -1275,4 +1275,74 @@ long unix_path_op(struct task *t, const char *path, int sock, enum unix_op op,
 out:
 	hpath_put(&hp);
 	return r;
+}
+
+struct groot root_default;	/* --root's; main.c fills it */
+
+struct groot *groot_get(struct groot *r)
+{
+	r->refs++;
+	return r;
+}
+
+void groot_put(struct groot *r)
+{
+	if (!r || --r->refs > 0 || r == &root_default)
+		return;
+	close(r->fd);
+	free(r->path);
+	free(r);
+}
+
+/*
+ * chroot: the directory, found as any path is (inside the process's root
+ * already, so a chroot can only narrow it), becomes the root of the
+ * process and of the children it makes; the cwd stays.  The kernel's
+ * checks in order: the path, a directory, search permission, then
+ * CAP_SYS_CHROOT.
+ */
+long sys_chroot(struct task *t, const uint64_t *a)
+{
+	char link[64], host[PATH_MAX];
+	struct groot *r;
+	struct hpath hp;
+	ssize_t n;
+	int fd, e;
+
+	e = path_get(t, AT_FDCWD, a[0], &hp, true);
+	if (e < 0)
+		return e;
+	fd = openat(hp.dirfd, hp.name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	e = errno;
+	hpath_put(&hp);
+	if (fd < 0)
+		return -e;
+	if (syscall(SYS_faccessat2, fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS) < 0 &&
+	    errno == EACCES) {
+		close(fd);
+		return -EACCES;
+	}
+	if (!(t->cap_eff & (1ULL << 18))) {	/* CAP_SYS_CHROOT */
+		close(fd);
+		return -EPERM;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, host, sizeof(host) - 1);
+	r = malloc(sizeof(*r));
+	if (n < 0 || !r) {
+		close(fd);
+		free(r);
+		return -ENOMEM;
+	}
+	host[n] = 0;
+	*r = (struct groot){ .refs = 1, .fd = fd, .path = strdup(host),
+			     .slash = strcmp(host, "/") == 0 };
+	if (!r->path) {
+		close(fd);
+		free(r);
+		return -ENOMEM;
+	}
+	groot_put(t->p->root);
+	t->p->root = r;
+	return 0;
 }

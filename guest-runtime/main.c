@@ -141,10 +141,13 @@ static void setup_root(void)
 	if (!realpath(opt.root, real))
 		die("--root=%s: %s", opt.root, strerror(errno));
 	root_is_slash = strcmp(real, "/") == 0;
-	opt.root = strdup(real);
+	opt.root = root_default.path = strdup(real);
 	root_fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0)
 		die("--root=%s: %s", real, strerror(errno));
+	root_default.refs = 1;
+	root_default.fd = root_fd;
+	root_default.slash = root_is_slash;
 }
 
 static void setup_host_limits(void)

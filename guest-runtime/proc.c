@@ -387,6 +387,7 @@ void proc_reap(struct proc *p)
 	pidfd_reaped(p);
 	sigqueue_drop(&p->shared_pending, ~0ULL);
 	sighand_put(p->sh);
+	groot_put(p->root);
 	free(p->exe);
 	free(p->cmdline);
 	free(p);
@@ -419,6 +420,7 @@ struct proc *proc_alloc(void)
 	p->start_ns = now_ns();
 	p->cwdfd = -1;
 	p->exit_signal = SIGCHLD;
+	p->root = groot_get(&root_default);
 	p->next = procs;
 	procs = p;
 	nprocs++;

@@ -622,7 +622,7 @@ int procfs_open(struct task *t, const char *path)
 	n = cpu_file_open(path);
 	if (n)
 		return n;
-	if (!root_is_slash)
+	if (!t->p->root->slash)
 		return 0;
 	path = proc_path(path, norm, sizeof(norm));
 	if (!path || strncmp(path, "/proc/", 6) != 0)

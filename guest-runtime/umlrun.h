@@ -65,6 +65,22 @@ extern struct uml_host *host;
 extern int root_fd;		/* O_PATH fd of opt.root */
 extern bool root_is_slash;
 
+/*
+ * A process's root directory (fs.c): --root's, or what chroot made it;
+ * shared by fork, kept by exec.  @path is the host path, @slash true for
+ * the host's own "/" (then /proc and host paths are the host's).
+ */
+struct groot {
+	int refs;
+	int fd;			/* O_PATH */
+	char *path;
+	bool slash;
+};
+
+extern struct groot root_default;
+struct groot *groot_get(struct groot *r);
+void groot_put(struct groot *r);
+
 /* ---- files (fd.c) ------------------------------------------------------ */
 
 /* Files that are more than a host fd to the runtime. */
@@ -468,6 +484,7 @@ struct proc {
 	struct grlimit rlim[GUEST_NLIMITS];	/* rlimit.c */
 	struct sem_undo *sem_undo;	/* SEM_UNDO's adjustments (sem.c) */
 	struct sched_attrs exit_sched;	/* a zombie's: its leader's at exit */
+	struct groot *root;	/* its root directory (chroot, fs.c) */
 };
 
 extern struct proc *procs;
