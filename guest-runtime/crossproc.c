@@ -14,7 +14,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "umlrun.h"
 
@@ -46,11 +48,27 @@ static struct file *file_of(const struct proc *p, unsigned long fd)
 	return p->fdt->ent[fd].f;
 }
 
+/*
+ * A kernel without CONFIG_KCMP (the debug kernel's tinyconfig) has no
+ * kcmp: nor has its guest, which sees the host's features.
+ */
+static bool host_kcmp(void)
+{
+	static int has = -1;
+
+	if (has < 0)
+		has = !(syscall(SYS_kcmp, 0, 0, -1, 0, 0) < 0 && errno == ENOSYS);
+	return has;
+}
+
 long sys_kcmp(struct task *t, const uint64_t *a)
 {
 	struct task *t1 = task_by_tid((int)a[0]), *t2 = task_by_tid((int)a[1]);
 	const struct proc *p1, *p2;
 	struct file *f1, *f2;
+
+	if (!host_kcmp())
+		return -ENOSYS;
 
 	if (!t1 || !t2)
 		return -ESRCH;
@@ -149,6 +167,17 @@ static size_t iter_copy(struct iter *it, char *buf, size_t len, bool to_caller)
 	return done;
 }
 
+/* CONFIG_CROSS_MEMORY_ATTACH: the guest has the calls if the host has. */
+static bool host_pvm(void)
+{
+	static int has = -1;
+
+	if (has < 0)
+		has = !(syscall(SYS_process_vm_readv, 0, NULL, 0, NULL, 0, 0) < 0 &&
+			errno == ENOSYS);
+	return has;
+}
+
 /* process_vm_rw(): copy between the caller's @lvec and @pid's @rvec. */
 static long process_vm_rw(struct task *t, const uint64_t *a, bool write)
 {
@@ -160,6 +189,8 @@ static long process_vm_rw(struct task *t, const uint64_t *a, bool write)
 	char page[PAGE_SIZE];
 	long r;
 
+	if (!host_pvm())
+		return -ENOSYS;
 	if (a[5])
 		return -EINVAL;
 	r = iov_read(t, a[1], a[2], &lv);

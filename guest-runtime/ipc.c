@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ipc.h"
@@ -24,6 +25,19 @@
 #define IPCMNI		(1 << IPCMNI_SHIFT)
 
 struct ipc_ids ipc_ids[IPC_KINDS];
+
+/*
+ * Does the host have System V IPC (CONFIG_SYSVIPC)?  Its guest has it
+ * only then: the guest sees the host's features.
+ */
+bool ipc_host(void)
+{
+	static int has = -1;
+
+	if (has < 0)
+		has = !(syscall(SYS_msgctl, -1, IPC_STAT, NULL) < 0 && errno == ENOSYS);
+	return has;
+}
 
 /* A number of /proc/sys/kernel/@name (its @i-th), or @def. */
 unsigned long ipc_sysctl(const char *name, int i, unsigned long def)
@@ -269,7 +283,8 @@ int ipc_proc_open(const char *name, int (*memfd)(const char *, size_t))
 	FILE *f;
 	int r;
 
-	if (strcmp(name, "msg") && strcmp(name, "sem") && strcmp(name, "shm"))
+	if (!ipc_host() ||
+	    (strcmp(name, "msg") && strcmp(name, "sem") && strcmp(name, "shm")))
 		return 0;
 	f = open_memstream(&buf, &len);
 	if (!f)

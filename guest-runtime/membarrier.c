@@ -38,8 +38,9 @@ static long query_mask(void)
 	if (mask < 0) {
 		mask = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
 		if (mask < 0)
-			mask = MEMBARRIER_CMD_GLOBAL;
-		mask &= ~(long)CMD_RSEQ;
+			mask = errno == ENOSYS ? -ENOSYS : MEMBARRIER_CMD_GLOBAL;
+		else
+			mask &= ~(long)CMD_RSEQ;
 	}
 	return mask;
 }
@@ -50,6 +51,9 @@ long sys_membarrier(struct task *t, const uint64_t *a)
 	unsigned int flags = (unsigned int)a[1];
 	struct mm *mm = t->p->mm;
 	long r = 0;
+
+	if (query_mask() == -ENOSYS)
+		return -ENOSYS;	/* a host without CONFIG_MEMBARRIER: nor the guest */
 
 	if (cmd == MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) {
 		if (flags && flags != MEMBARRIER_CMD_FLAG_CPU)

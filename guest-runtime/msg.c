@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ipc.h"
 
@@ -72,6 +74,8 @@ static long msq_create(struct task *t, int key, int flg, void *arg)
 
 long sys_msgget(struct task *t, const uint64_t *a)
 {
+	if (!ipc_host())
+		return -ENOSYS;
 	msg_limits();
 	return ipc_get(t, IPC_MSG, (int)a[0], (int)a[1], msq_create, NULL, NULL);
 }
@@ -85,6 +89,8 @@ long sys_msgsnd(struct task *t, const uint64_t *a)
 	struct msq *q;
 	long type, err;
 
+	if (!ipc_host())
+		return -ENOSYS;
 	msg_limits();
 	if (copy_from_guest(t, &type, a[1], sizeof(type)) < 0)
 		return -EFAULT;
@@ -160,6 +166,20 @@ static struct message **msg_find(struct msq *q, long type, int mode)
 	return found;
 }
 
+/*
+ * MSG_COPY needs the host's CONFIG_CHECKPOINT_RESTORE (the debug kernel's
+ * tinyconfig has none): the guest sees the host's features.
+ */
+static bool host_msg_copy(void)
+{
+	static int has = -1;
+
+	if (has < 0)
+		has = !(syscall(SYS_msgrcv, 0, NULL, 0, 0, MSG_COPY | IPC_NOWAIT) < 0 &&
+			errno == ENOSYS);
+	return has;
+}
+
 long sys_msgrcv(struct task *t, const uint64_t *a)
 {
 	int id = (int)a[0], flg = (int)a[4], mode;
@@ -169,11 +189,15 @@ long sys_msgrcv(struct task *t, const uint64_t *a)
 	struct ipc_obj *o;
 	struct msq *q;
 
+	if (!ipc_host())
+		return -ENOSYS;
 	msg_limits();
 	if (id < 0 || (long)bufsz < 0)
 		return -EINVAL;
 	if ((flg & MSG_COPY) && ((flg & MSG_EXCEPT) || !(flg & IPC_NOWAIT)))
 		return -EINVAL;
+	if ((flg & MSG_COPY) && !host_msg_copy())
+		return -ENOSYS;		/* prepare_copy() without CHECKPOINT_RESTORE */
 	if (flg & MSG_COPY)
 		mode = SEARCH_NUMBER;
 	else if (type == 0)
@@ -302,6 +326,8 @@ long sys_msgctl(struct task *t, const uint64_t *a)
 	struct msq *q;
 	int r;
 
+	if (!ipc_host())
+		return -ENOSYS;
 	msg_limits();
 	if (id < 0 || cmd < 0)
 		return -EINVAL;

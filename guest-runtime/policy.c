@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -579,9 +580,23 @@ static void ioprio_set_one(struct task *d, void *arg)
 	d->ioprio = *(int *)arg;
 }
 
+/* A kernel without CONFIG_BLOCK has no ioprio calls: nor has its guest. */
+static bool host_ioprio(void)
+{
+	static int has = -1;
+
+	if (has < 0)
+		has = !(syscall(SYS_ioprio_get, 0, 0) < 0 && errno == ENOSYS);
+	return has;
+}
+
 long sys_ioprio_set(struct task *t, const uint64_t *a)
 {
-	int v = (int)a[2], r = ioprio_check(t, v);
+	int v = (int)a[2], r;
+
+	if (!host_ioprio())
+		return -ENOSYS;
+	r = ioprio_check(t, v);
 
 	if (r)
 		return r;
@@ -617,6 +632,9 @@ long sys_ioprio_get(struct task *t, const uint64_t *a)
 	int which = (int)a[0], best = -1;
 	struct task *d;
 	long r;
+
+	if (!host_ioprio())
+		return -ENOSYS;
 
 	if (which == 1) {	/* IOPRIO_WHO_PROCESS: the raw value */
 		d = a[1] ? task_by_tid((int)a[1]) : t;

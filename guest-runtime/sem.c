@@ -94,6 +94,8 @@ long sys_semget(struct task *t, const uint64_t *a)
 {
 	int nsems = (int)a[1];
 
+	if (!ipc_host())
+		return -ENOSYS;
 	sem_limits();
 	if (nsems < 0 || nsems > semmsl)
 		return -EINVAL;
@@ -201,6 +203,8 @@ static long semtimedop(struct task *t, int id, uint64_t usops, unsigned int n,
 	unsigned int i, max = 0;
 	long r;
 
+	if (!ipc_host())
+		return -ENOSYS;
 	sem_limits();
 	if (uts && !t->sys_again && copy_from_guest(t, &ts, uts, sizeof(ts)) < 0)
 		return -EFAULT;
@@ -488,6 +492,8 @@ long sys_semctl(struct task *t, const uint64_t *a)
 	struct ipc_obj *o;
 	int r;
 
+	if (!ipc_host())
+		return -ENOSYS;
 	sem_limits();
 	if (id < 0)
 		return -EINVAL;

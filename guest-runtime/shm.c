@@ -175,6 +175,8 @@ long sys_shmget(struct task *t, const uint64_t *a)
 {
 	size_t size = a[1];
 
+	if (!ipc_host())
+		return -ENOSYS;
 	shm_limits();
 	shm_sweep();
 	return ipc_get(t, IPC_SHM, (int)a[0], (int)a[2], seg_create, seg_more,
@@ -205,6 +207,8 @@ long sys_shmat(struct task *t, const uint64_t *a)
 	struct shmseg *s;
 	int r;
 
+	if (!ipc_host())
+		return -ENOSYS;
 	shm_limits();
 	shm_sweep();
 	if (id < 0)
@@ -269,6 +273,8 @@ long sys_shmdt(struct task *t, const uint64_t *a)
 	struct file *f = NULL;
 	int i, r = -EINVAL;
 
+	if (!ipc_host())
+		return -ENOSYS;
 	if (addr & (PAGE_SIZE - 1))
 		return -EINVAL;
 	/*
@@ -370,6 +376,8 @@ long sys_shmctl(struct task *t, const uint64_t *a)
 	uid_t euid;
 	int r;
 
+	if (!ipc_host())
+		return -ENOSYS;
 	shm_limits();
 	shm_sweep();
 	if (cmd < 0 || id < 0)
