@@ -177,7 +177,8 @@ static int ipc_add(int kind, struct ipc_obj *o, int max)
 
 	if (ids->count >= max || ids->count >= IPCMNI)
 		return -ENOSPC;
-	for (i = 0; i < ids->size && ids->slot[i]; i++)
+	/* the lowest free slot, as idr_alloc() gives: O(1) for a run of gets */
+	for (i = ids->free_hint; i < ids->size && ids->slot[i]; i++)
 		;
 	if (i == ids->size) {
 		int size = ids->size ? ids->size * 2 : 16;
@@ -195,6 +196,7 @@ static int ipc_add(int kind, struct ipc_obj *o, int max)
 	o->id = (o->seq << IPCMNI_SHIFT) + i;
 	ids->slot[i] = o;
 	ids->count++;
+	ids->free_hint = i + 1;
 	return 0;
 }
 
@@ -207,6 +209,8 @@ void ipc_remove(int kind, struct ipc_obj *o)
 	if (idx < ids->size && ids->slot[idx] == o) {
 		ids->slot[idx] = NULL;
 		ids->count--;
+		if (idx < ids->free_hint)
+			ids->free_hint = idx;
 	}
 	ipc_wake(kind, o->id);
 }

@@ -32,6 +32,7 @@ struct ipc_obj {
 struct ipc_ids {
 	struct ipc_obj **slot;
 	int size, count;
+	int free_hint;		/* no free slot below it */
 	unsigned int seq;
 };
 
