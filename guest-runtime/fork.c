@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
@@ -638,5 +639,82 @@ long sys_waitid(struct task *t, const uint64_t *a)
 		usage_reaped(t->p, c);
 		proc_reap(c);
 	}
+	return 0;
+}
+
+/* fs.nr_open, the most fds a table may hold (the host's sysctl). */
+static long nr_open(void)
+{
+	long n = 1048576;
+	FILE *fp = fopen("/proc/sys/fs/nr_open", "re");
+
+	if (fp) {
+		if (fscanf(fp, "%ld", &n) != 1)
+			n = 1048576;
+		fclose(fp);
+	}
+	return n;
+}
+
+/* The highest open fd of @fdt, or -1. */
+static int fdt_highest(const struct fdtable *fdt)
+{
+	int i;
+
+	for (i = fdt->size - 1; i >= 0; i--)
+		if (fdt->ent[i].f)
+			return i;
+	return -1;
+}
+
+/*
+ * unshare (ksys_unshare()): the flags' implications and checks as the
+ * kernel's; then a descriptor table of the process's own (CLONE_FILES),
+ * and SEM_UNDO's adjustments applied (CLONE_SYSVSEM, "equivalent to
+ * exit").  A process's working directory and root are its own already
+ * (CLONE_FS), but not a thread's: unsharing them from its other threads
+ * is EINVAL.  No namespaces: their flags are EPERM without CAP_SYS_ADMIN,
+ * as the kernel checks first, else EINVAL, as a kernel built without them.
+ */
+long sys_unshare(struct task *t, const uint64_t *a)
+{
+	uint64_t f = a[0];
+	const uint64_t ns = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC |
+			    CLONE_NEWNET | CLONE_NEWUSER | CLONE_NEWPID |
+			    CLONE_NEWCGROUP | G_CLONE_NEWTIME;
+	struct fdtable *fdt;
+
+	if (f & CLONE_NEWUSER)
+		f |= CLONE_THREAD | CLONE_FS;
+	if (f & CLONE_VM)
+		f |= CLONE_SIGHAND;
+	if (f & CLONE_SIGHAND)
+		f |= CLONE_THREAD;
+	if (f & CLONE_NEWNS)
+		f |= CLONE_FS;
+	if (f & ~(ns | CLONE_THREAD | CLONE_FS | CLONE_SIGHAND | CLONE_VM |
+		  CLONE_FILES | CLONE_SYSVSEM))
+		return -EINVAL;
+	if ((f & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)) && t->p->nthreads > 1)
+		return -EINVAL;
+	if ((f & (CLONE_SIGHAND | CLONE_VM)) && t->p->sh->refs > 1)
+		return -EINVAL;
+	if ((f & CLONE_VM) && (t->p->as_shared || t->p->mm->refs > 1))
+		return -EINVAL;
+	if ((f & CLONE_FS) && t->p->nthreads > 1)
+		return -EINVAL;	/* per-thread cwds: not provided */
+	if (f & ns)
+		return (t->cap_eff & (1ULL << CAP_SYS_ADMIN_BIT)) ? -EINVAL : -EPERM;
+	if ((f & CLONE_FILES) && t->p->fdt->refs > 1) {
+		if (fdt_highest(t->p->fdt) >= nr_open())
+			return -EMFILE;	/* dup_fd(): past fs.nr_open */
+		fdt = fdt_copy(t->p->fdt);
+		if (!fdt)
+			return -ENOMEM;
+		fdt_put(t->p->fdt);
+		t->p->fdt = fdt;
+	}
+	if (f & CLONE_SYSVSEM)
+		sem_exit(t->p);
 	return 0;
 }

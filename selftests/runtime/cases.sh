@@ -282,6 +282,7 @@ run_case "ioprio_get and ioprio_set" "$TESTBIN/procx ioprio"
 run_case "kcmp" "$TESTBIN/procx kcmp"
 run_case "process_vm_readv and process_vm_writev" "$TESTBIN/procx pvm"
 run_case "pidfd_getfd" "$TESTBIN/procx getfd"
+run_case "unshare without namespaces" "$TESTBIN/procx unshare"
 run_case "membarrier" "$TESTBIN/procx membarrier"
 run_case "socket's checks in the kernel's order; recv MSG_OOB, MSG_ERRQUEUE do not wait" \
 	"$TESTBIN/ltpcalls sockets"

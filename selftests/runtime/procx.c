@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ioprio_get/ioprio_set, kcmp, process_vm_readv/writev, pidfd_getfd and
+ * ioprio_get/ioprio_set, kcmp, process_vm_readv/writev, pidfd_getfd,
+ * unshare (no namespaces: what they give depends on privilege) and
  * membarrier,
  * natively and under umlrun: each line is what a call returned (and
  * errno), bad input included, and busybox.sh compares the output with
@@ -9,6 +10,8 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +162,30 @@ static void getfd_case(void)
 	close(pfd);
 }
 
+static void *park(void *arg)
+{
+	pause();
+	return arg;
+}
+
+static void unshare_case(void)
+{
+	pthread_t th;
+
+	show("unshare 0", syscall(SYS_unshare, 0));
+	show("unknown flag", syscall(SYS_unshare, 0x2000));	/* CLONE_VFORK */
+	show("-1", syscall(SYS_unshare, -1L));
+	show("CLONE_FILES", syscall(SYS_unshare, CLONE_FILES));
+	show("CLONE_FS", syscall(SYS_unshare, CLONE_FS));
+	show("CLONE_SYSVSEM", syscall(SYS_unshare, CLONE_SYSVSEM));
+	show("CLONE_THREAD, one thread", syscall(SYS_unshare, CLONE_THREAD));
+	show("CLONE_VM, one thread", syscall(SYS_unshare, CLONE_VM));
+	pthread_create(&th, NULL, park, NULL);
+	show("CLONE_THREAD, two threads", syscall(SYS_unshare, CLONE_THREAD));
+	show("CLONE_SIGHAND, two threads", syscall(SYS_unshare, CLONE_SIGHAND));
+	show("CLONE_FILES, two threads", syscall(SYS_unshare, CLONE_FILES));
+}
+
 static void membarrier_case(void)
 {
 	long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
@@ -185,6 +212,8 @@ int main(int argc, char **argv)
 		kcmp_case();
 	else if (argc == 2 && strcmp(argv[1], "pvm") == 0)
 		pvm_case();
+	else if (argc == 2 && strcmp(argv[1], "unshare") == 0)
+		unshare_case();
 	else if (argc == 2 && strcmp(argv[1], "getfd") == 0)
 		getfd_case();
 	else if (argc == 2 && strcmp(argv[1], "membarrier") == 0)
