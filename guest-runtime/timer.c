@@ -174,6 +174,8 @@ long sys_timer_settime(struct task *t, const uint64_t *a)
 	struct ptimer *tm = timer_find(t->p, (int)a[0]);
 	int64_t v;
 
+	if (!a[2])
+		return -EINVAL;	/* the syscall checks for a new value first */
 	if (copy_from_guest(t, &it, a[2], sizeof(it)) < 0)
 		return -EFAULT;
 	if (!tm)
