@@ -812,13 +812,14 @@ static double cpu_secs(clockid_t c)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static volatile unsigned long cpu_sink;
+
 static void *cpu_thread(void *arg)
 {
-	volatile unsigned long x = 0;
 	unsigned long i;
 
 	for (i = 0; i < 50000000UL; i++)
-		x += i;
+		cpu_sink += i;
 	*(double *)arg = cpu_secs(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
 }
