@@ -278,15 +278,21 @@ uint64_t usage_cpu_clock(struct proc *p, struct task *th, int which)
 	for (t = th ? th : p->threads; t; t = th ? NULL : t->next_in_proc) {
 		struct usage tu;
 
-		if (which == 2) {
-			ns += thread_sched_ns(t);
+		if (which == 2 && (tu.sched_ns = thread_sched_ns(t))) {
+			ns += tu.sched_ns;
 		} else {
 			thread_times(t, &tu);
 			usage_add(&u, &tu);
 		}
 	}
+	/*
+	 * Without the host's schedstat (CONFIG_SCHED_INFO: the debug kernel
+	 * has none) a live thread's run time is its user and system time.
+	 */
 	if (!th && which == 2)
-		return ns + p->usage_done.sched_ns;
+		return ns + (u.utime + u.stime) * 1000 +
+		       (p->usage_done.sched_ns ? p->usage_done.sched_ns :
+			(p->usage_done.utime + p->usage_done.stime) * 1000);
 	if (!th)
 		usage_add(&u, &p->usage_done);
 	if (which == 1)

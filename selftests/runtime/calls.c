@@ -841,12 +841,13 @@ static void part_cpuclock(void)
 	mine = cpu_secs(CLOCK_THREAD_CPUTIME_ID);
 	proc = cpu_secs(CLOCK_PROCESS_CPUTIME_ID);
 	show("the thread ran", other > 0.01);
-	show("the process has its time", proc >= other);
+	/* a tick (10 ms) a thread where the host has no schedstat */
+	show("the process has its time", proc >= other - 0.03);
 	show("main's own clock is below", mine < other);
 	show("pthread_getcpuclockid", pthread_getcpuclockid(pthread_self(), &tc));
-	show("its clock is main's", cpu_secs(tc) >= mine && cpu_secs(tc) < other);
+	show("its clock is main's", cpu_secs(tc) >= mine - 0.03 && cpu_secs(tc) < other);
 	show("clock_getcpuclockid", clock_getcpuclockid(getpid(), &pc));
-	show("it is the process's", cpu_secs(pc) >= proc);
+	show("it is the process's", cpu_secs(pc) >= proc - 0.03);
 	show("clock() agrees", (double)clock() / CLOCKS_PER_SEC >= proc - 0.01);
 	show("a clock fd", cpu_secs((clockid_t)(~999u << 3 | 3)));
 	show("a thread clock of init", getpid() == 1 ? -EINVAL :
