@@ -124,8 +124,8 @@ int ipc_perms(struct task *t, const struct ipc_obj *o, int flag)
 	return 0;
 }
 
-/* ipcctl_obtain_check(): IPC_SET and IPC_RMID are the owner's.  0 or -EPERM */
-int ipc_owner(struct task *t, const struct ipc_obj *o)
+/* IPC_SET and IPC_RMID are the owner's.  0 or -EPERM */
+static int ipc_owner(struct task *t, const struct ipc_obj *o)
 {
 	uid_t euid = geteuid();
 
@@ -133,6 +133,44 @@ int ipc_owner(struct task *t, const struct ipc_obj *o)
 	    ipc_capable(t, IPC_CAP_SYS_ADMIN))
 		return 0;
 	return -EPERM;
+}
+
+/*
+ * The object of an IPC_STAT (@id an id) or of a MSG_STAT, SEM_STAT or
+ * SHM_STAT (@id an index: ipc_obtain_object_idr()), readable to @t unless
+ * @any (the *_STAT_ANY commands).  NULL with -EINVAL or -EACCES in *@err.
+ */
+struct ipc_obj *ipc_stat_obj(struct task *t, int kind, int id, bool by_index,
+			     bool any, long *err)
+{
+	struct ipc_obj *o = by_index ? ipc_at(kind, id & (IPCMNI - 1))
+				     : ipc_find(kind, id);
+
+	if (!o) {
+		*err = -EINVAL;
+	} else if (!any && ipc_perms(t, o, 0444)) {
+		*err = -EACCES;
+		o = NULL;
+	}
+	return o;
+}
+
+/*
+ * ipcctl_obtain_check(): the object IPC_SET or IPC_RMID acts on, the
+ * owner's.  NULL with -EINVAL or -EPERM in *@err.
+ */
+struct ipc_obj *ipc_ctl_obj(struct task *t, int kind, int id, long *err)
+{
+	struct ipc_obj *o = ipc_find(kind, id);
+
+	if (!o) {
+		*err = -EINVAL;
+	} else {
+		*err = ipc_owner(t, o);
+		if (*err)
+			o = NULL;
+	}
+	return o;
 }
 
 /* ipc_update_perm(): IPC_SET's ids and mode.  0 or -EINVAL */

@@ -45,7 +45,9 @@ struct ipc_obj *ipc_find(int kind, int id);
 struct ipc_obj *ipc_lookup(struct task *t, int kind, int id, long *err);
 bool ipc_capable(struct task *t, int cap);
 int ipc_perms(struct task *t, const struct ipc_obj *o, int flag);
-int ipc_owner(struct task *t, const struct ipc_obj *o);
+struct ipc_obj *ipc_stat_obj(struct task *t, int kind, int id, bool by_index,
+			     bool any, long *err);
+struct ipc_obj *ipc_ctl_obj(struct task *t, int kind, int id, long *err);
 int ipc_set_perm(struct ipc_obj *o, const struct ipc64_perm *in);
 void ipc_fill_perm(const struct ipc_obj *o, struct ipc64_perm *p);
 int ipc_max_idx(int kind);

@@ -293,16 +293,12 @@ static long msgctl_stat(struct task *t, int id, int cmd, uint64_t ubuf)
 	struct msqid64_ds ds;
 	struct ipc_obj *o;
 	struct msq *q;
+	long err;
 
 	memset(&ds, 0, sizeof(ds));
-	if (cmd == IPC_STAT)
-		o = ipc_find(IPC_MSG, id);
-	else
-		o = ipc_at(IPC_MSG, id & 0x7fff);
+	o = ipc_stat_obj(t, IPC_MSG, id, cmd != IPC_STAT, cmd == MSG_STAT_ANY, &err);
 	if (!o)
-		return -EINVAL;
-	if (cmd != MSG_STAT_ANY && ipc_perms(t, o, 0444))
-		return -EACCES;
+		return err;
 	q = msq_of(o);
 	ipc_fill_perm(o, &ds.msg_perm);
 	ds.msg_stime = q->stime;
@@ -325,6 +321,7 @@ long sys_msgctl(struct task *t, const uint64_t *a)
 	struct ipc_obj *o;
 	struct msq *q;
 	int r;
+	long err;
 
 	if (!ipc_host())
 		return -ENOSYS;
@@ -344,12 +341,9 @@ long sys_msgctl(struct task *t, const uint64_t *a)
 			return -EFAULT;
 		/* fall through */
 	case IPC_RMID:
-		o = ipc_find(IPC_MSG, id);
+		o = ipc_ctl_obj(t, IPC_MSG, id, &err);
 		if (!o)
-			return -EINVAL;
-		r = ipc_owner(t, o);
-		if (r)
-			return r;
+			return err;
 		q = msq_of(o);
 		if (cmd == IPC_RMID) {
 			msq_free(q);

@@ -384,16 +384,12 @@ static long semctl_stat(struct task *t, int id, int cmd, uint64_t ubuf)
 	struct ipc_obj *o;
 	struct semset *s;
 	int i;
+	long err;
 
 	memset(&ds, 0, sizeof(ds));
-	if (cmd == IPC_STAT)
-		o = ipc_find(IPC_SEM, id);
-	else
-		o = ipc_at(IPC_SEM, id & 0x7fff);
+	o = ipc_stat_obj(t, IPC_SEM, id, cmd != IPC_STAT, cmd == SEM_STAT_ANY, &err);
 	if (!o)
-		return -EINVAL;
-	if (cmd != SEM_STAT_ANY && ipc_perms(t, o, 0444))
-		return -EACCES;
+		return err;
 	s = set_of(o);
 	ipc_fill_perm(o, &ds.sem_perm);
 	for (i = 0; i < s->nsems; i++)	/* get_semotime() */
@@ -491,6 +487,7 @@ long sys_semctl(struct task *t, const uint64_t *a)
 	struct semid64_ds ds;
 	struct ipc_obj *o;
 	int r;
+	long err;
 
 	if (!ipc_host())
 		return -ENOSYS;
@@ -519,12 +516,9 @@ long sys_semctl(struct task *t, const uint64_t *a)
 			return -EFAULT;
 		/* fall through */
 	case IPC_RMID:
-		o = ipc_find(IPC_SEM, id);
+		o = ipc_ctl_obj(t, IPC_SEM, id, &err);
 		if (!o)
-			return -EINVAL;
-		r = ipc_owner(t, o);
-		if (r)
-			return r;
+			return err;
 		if (cmd == IPC_RMID) {
 			set_free(set_of(o));
 			return 0;

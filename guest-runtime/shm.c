@@ -318,16 +318,12 @@ static long shmctl_stat(struct task *t, int id, int cmd, uint64_t ubuf)
 	struct shmid64_ds ds;
 	struct ipc_obj *o;
 	struct shmseg *s;
+	long err;
 
 	memset(&ds, 0, sizeof(ds));
-	if (cmd == IPC_STAT)
-		o = ipc_find(IPC_SHM, id);
-	else
-		o = ipc_at(IPC_SHM, id & 0x7fff);
+	o = ipc_stat_obj(t, IPC_SHM, id, cmd != IPC_STAT, cmd == SHM_STAT_ANY, &err);
 	if (!o)
-		return -EINVAL;
-	if (cmd != SHM_STAT_ANY && ipc_perms(t, o, 0444))
-		return -EACCES;
+		return err;
 	s = seg_of(o);
 	ipc_fill_perm(o, &ds.shm_perm);
 	ds.shm_segsz = s->size;
@@ -375,6 +371,7 @@ long sys_shmctl(struct task *t, const uint64_t *a)
 	struct ipc_obj *o;
 	uid_t euid;
 	int r;
+	long err;
 
 	if (!ipc_host())
 		return -ENOSYS;
@@ -395,12 +392,9 @@ long sys_shmctl(struct task *t, const uint64_t *a)
 			return -EFAULT;
 		/* fall through */
 	case IPC_RMID:
-		o = ipc_find(IPC_SHM, id);
+		o = ipc_ctl_obj(t, IPC_SHM, id, &err);
 		if (!o)
-			return -EINVAL;
-		r = ipc_owner(t, o);
-		if (r)
-			return r;
+			return err;
 		if (cmd == IPC_SET) {
 			r = ipc_set_perm(o, &ds.shm_perm);
 			if (!r)
