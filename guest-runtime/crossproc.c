@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -20,17 +21,20 @@
 
 #include "umlrun.h"
 
-#define CAP_SYS_PTRACE_BIT	19
 #define MAX_RW_COUNT		(0x7fffffffUL & ~(PAGE_SIZE - 1))
 
 enum { KCMP_FILE, KCMP_VM, KCMP_FILES, KCMP_FS, KCMP_SIGHAND, KCMP_IO,
        KCMP_SYSVSEM, KCMP_EPOLL_TFD, KCMP_TYPES };
 
-/* ptrace_may_access() for one user: a dumpable target, or CAP_SYS_PTRACE. */
-static bool may_access(const struct task *t, const struct proc *p)
+/*
+ * ptrace_may_access() for one user: the caller's own process, a dumpable
+ * one, or CAP_SYS_PTRACE (kcmp, process_vm_*, pidfd_getfd,
+ * get_robust_list).
+ */
+bool proc_may_ptrace(const struct task *t, const struct proc *p)
 {
 	return p == t->p || p->dumpable ||
-	       (t->cap_eff & (1ULL << CAP_SYS_PTRACE_BIT));
+	       (t->cap_eff & (1ULL << CAP_SYS_PTRACE));
 }
 
 /* kcmp_ptr(): 0 equal, 1 below, 2 above (the kernel's order is its own). */
@@ -74,7 +78,7 @@ long sys_kcmp(struct task *t, const uint64_t *a)
 		return -ESRCH;
 	p1 = t1->p;
 	p2 = t2->p;
-	if (!may_access(t, p1) || !may_access(t, p2))
+	if (!proc_may_ptrace(t, p1) || !proc_may_ptrace(t, p2))
 		return -EPERM;
 	switch ((int)a[2]) {
 	case KCMP_FILE:
@@ -216,7 +220,7 @@ static long process_vm_rw(struct task *t, const uint64_t *a, bool write)
 		goto out;
 	}
 	target = target->p->threads;
-	if (!may_access(t, target->p)) {
+	if (!proc_may_ptrace(t, target->p)) {
 		r = -EPERM;
 		goto out;
 	}

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <limits.h>
 #include <poll.h>
 #include <linux/openat2.h>
@@ -1322,7 +1323,7 @@ long sys_chroot(struct task *t, const uint64_t *a)
 		close(fd);
 		return -EACCES;
 	}
-	if (!(t->cap_eff & (1ULL << 18))) {	/* CAP_SYS_CHROOT */
+	if (!(t->cap_eff & (1ULL << CAP_SYS_CHROOT))) {
 		close(fd);
 		return -EPERM;
 	}

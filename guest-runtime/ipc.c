@@ -119,7 +119,7 @@ int ipc_perms(struct task *t, const struct ipc_obj *o, int flag)
 		granted >>= 6;
 	else if (in_group(o->cgid) || in_group(o->gid))
 		granted >>= 3;
-	if ((want & ~granted & 7) && !ipc_capable(t, IPC_CAP_IPC_OWNER))
+	if ((want & ~granted & 7) && !ipc_capable(t, CAP_IPC_OWNER))
 		return -EACCES;
 	return 0;
 }
@@ -130,7 +130,7 @@ static int ipc_owner(struct task *t, const struct ipc_obj *o)
 	uid_t euid = geteuid();
 
 	if (euid == o->cuid || euid == o->uid ||
-	    ipc_capable(t, IPC_CAP_SYS_ADMIN))
+	    ipc_capable(t, CAP_SYS_ADMIN))
 		return 0;
 	return -EPERM;
 }

@@ -7,17 +7,12 @@
 #ifndef UMLRUN_IPC_H
 #define UMLRUN_IPC_H
 
+#include <linux/capability.h>
 #include <linux/ipc.h>
 
 #include "umlrun.h"
 
 enum { IPC_MSG, IPC_SEM, IPC_SHM, IPC_KINDS };
-
-/* The capabilities the checks name (<linux/capability.h>'s numbers). */
-#define IPC_CAP_IPC_LOCK	14
-#define IPC_CAP_IPC_OWNER	15
-#define IPC_CAP_SYS_ADMIN	21
-#define IPC_CAP_SYS_RESOURCE	24
 
 /* struct kern_ipc_perm: what every object starts with. */
 struct ipc_obj {

@@ -157,8 +157,7 @@ long sys_get_robust_list(struct task *t, const uint64_t *a)
 
 	if (!d)
 		return -ESRCH;
-	if (d->p != t->p && !d->p->dumpable &&
-	    !(t->cap_eff & (1ULL << 19)))	/* CAP_SYS_PTRACE */
+	if (!proc_may_ptrace(t, d->p))
 		return -EPERM;
 	if (copy_to_guest(t, a[2], &len, sizeof(len)) < 0 ||
 	    copy_to_guest(t, a[1], &d->robust_list, sizeof(d->robust_list)) < 0)

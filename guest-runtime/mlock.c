@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,6 @@
 
 #include "umlrun.h"
 
-#define CAP_IPC_LOCK_BIT	14
 #define LOCK_BITS		(VMA_LOCKED | VMA_LOCKONFAULT)
 #ifndef MLOCK_ONFAULT
 #define MLOCK_ONFAULT		0x01
@@ -38,7 +38,7 @@
 
 static bool ipc_lock(const struct task *t)
 {
-	return t->cap_eff & (1ULL << CAP_IPC_LOCK_BIT);
+	return t->cap_eff & (1ULL << CAP_IPC_LOCK);
 }
 
 /* can_do_mlock() */

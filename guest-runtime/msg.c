@@ -350,7 +350,7 @@ long sys_msgctl(struct task *t, const uint64_t *a)
 			return 0;
 		}
 		if (ds.msg_qbytes > (unsigned long)msgmnb &&
-		    !ipc_capable(t, IPC_CAP_SYS_RESOURCE))
+		    !ipc_capable(t, CAP_SYS_RESOURCE))
 			return -EPERM;
 		r = ipc_set_perm(o, &ds.msg_perm);
 		if (r)

@@ -434,8 +434,7 @@ long sys_pidfd_getfd(struct task *t, const uint64_t *a)
 	th = ref_thread(&r);
 	if (!th || th->state == TASK_DEAD || th->p->state != PROC_ALIVE)
 		return -ESRCH;
-	if (th->p != t->p && !th->p->dumpable &&
-	    !(t->cap_eff & (1ULL << 19)))	/* CAP_SYS_PTRACE */
+	if (!proc_may_ptrace(t, th->p))
 		return -EPERM;
 	if ((int)a[1] < 0 || !th->p->fdt || (int)a[1] >= th->p->fdt->size ||
 	    !(g = th->p->fdt->ent[(int)a[1]].f))

@@ -412,7 +412,7 @@ long sys_shmctl(struct task *t, const uint64_t *a)
 		if (!o)
 			return -EINVAL;
 		euid = geteuid();
-		if (cmd == SHM_LOCK && !ipc_capable(t, IPC_CAP_IPC_LOCK) &&
+		if (cmd == SHM_LOCK && !ipc_capable(t, CAP_IPC_LOCK) &&
 		    euid != o->uid && euid != o->cuid)
 			return -EPERM;
 		if (cmd == SHM_LOCK)

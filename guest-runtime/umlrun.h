@@ -497,6 +497,7 @@ extern int nprocs;
 extern struct proc *init_proc;
 
 struct proc *proc_by_pid(int pid);
+bool proc_may_ptrace(const struct task *t, const struct proc *p);	/* crossproc.c */
 struct proc *proc_by_id(int id);
 
 /*
