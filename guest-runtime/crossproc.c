@@ -60,9 +60,7 @@ static bool host_kcmp(void)
 {
 	static int has = -1;
 
-	if (has < 0)
-		has = !(syscall(SYS_kcmp, 0, 0, -1, 0, 0) < 0 && errno == ENOSYS);
-	return has;
+	return host_has(&has, SYS_kcmp, 0, 0, -1, 0, 0, 0);
 }
 
 long sys_kcmp(struct task *t, const uint64_t *a)
@@ -176,10 +174,7 @@ static bool host_pvm(void)
 {
 	static int has = -1;
 
-	if (has < 0)
-		has = !(syscall(SYS_process_vm_readv, 0, NULL, 0, NULL, 0, 0) < 0 &&
-			errno == ENOSYS);
-	return has;
+	return host_has(&has, SYS_process_vm_readv, 0, 0, 0, 0, 0, 0);
 }
 
 /* process_vm_rw(): copy between the caller's @lvec and @pid's @rvec. */

@@ -34,9 +34,7 @@ bool ipc_host(void)
 {
 	static int has = -1;
 
-	if (has < 0)
-		has = !(syscall(SYS_msgctl, -1, IPC_STAT, NULL) < 0 && errno == ENOSYS);
-	return has;
+	return host_has(&has, SYS_msgctl, -1, IPC_STAT, 0, 0, 0, 0);
 }
 
 /* A number of /proc/sys/kernel/@name (its @i-th), or @def. */

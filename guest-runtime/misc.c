@@ -261,9 +261,7 @@ static bool host_has_sysfs(void)
 {
 	static int has = -1;
 
-	if (has < 0)
-		has = !(syscall(SYS_sysfs, 3) < 0 && errno == ENOSYS);
-	return has;
+	return host_has(&has, SYS_sysfs, 3, 0, 0, 0, 0, 0);
 }
 
 /* fs/filesystems.c's sysfs(): option 1 a name's index, 2 an index's name, 3 the count. */

@@ -174,10 +174,7 @@ static bool host_msg_copy(void)
 {
 	static int has = -1;
 
-	if (has < 0)
-		has = !(syscall(SYS_msgrcv, 0, NULL, 0, 0, MSG_COPY | IPC_NOWAIT) < 0 &&
-			errno == ENOSYS);
-	return has;
+	return host_has(&has, SYS_msgrcv, 0, 0, 0, 0, MSG_COPY | IPC_NOWAIT, 0);
 }
 
 long sys_msgrcv(struct task *t, const uint64_t *a)

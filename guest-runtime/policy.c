@@ -585,9 +585,7 @@ static bool host_ioprio(void)
 {
 	static int has = -1;
 
-	if (has < 0)
-		has = !(syscall(SYS_ioprio_get, 0, 0) < 0 && errno == ENOSYS);
-	return has;
+	return host_has(&has, SYS_ioprio_get, 0, 0, 0, 0, 0, 0);
 }
 
 long sys_ioprio_set(struct task *t, const uint64_t *a)

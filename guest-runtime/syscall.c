@@ -154,6 +154,21 @@ static void strace_print(struct task *t, unsigned long nr, const uint64_t *a,
 		fprintf(stderr, ") = %#lx\n", ret);
 }
 
+/*
+ * Does the host kernel have call @nr, or the feature these arguments
+ * ask of it?  Asked once, with arguments that can only fail: any answer
+ * but ENOSYS says it does.  *@has caches it (-1: not asked yet).  The
+ * guest sees the host's features, so where the host lacks one (a kernel
+ * configured without it) the runtime answers ENOSYS too.
+ */
+bool host_has(int *has, long nr, long a, long b, long c, long d, long e,
+	      long f)
+{
+	if (*has < 0)
+		*has = !(syscall(nr, a, b, c, d, e, f) < 0 && errno == ENOSYS);
+	return *has;
+}
+
 static void report_enosys(unsigned long nr)
 {
 	if (nr < MAX_NR) {

@@ -722,6 +722,8 @@ struct syscall_desc {
 };
 
 void syscall_handle(struct task *t);
+bool host_has(int *has, long nr, long a, long b, long c, long d, long e,
+	      long f);
 void syscall_list(void);
 void stats_exit(int reason);
 void stats_print(void);
