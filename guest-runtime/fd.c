@@ -244,7 +244,7 @@ static int fd_install_at(struct task *t, int fd, struct file *f, bool cloexec)
  * no writer is there, which is EOF, as in the kernel: a blocking open
  * waited for a writer, fs.c.)
  */
-static bool would_block(struct file *f, short events)
+bool would_block(struct file *f, short events)
 {
 	struct pollfd pfd = { .fd = f->hostfd, .events = events };
 	int r;
@@ -332,7 +332,7 @@ static long read_common(struct task *t, struct file *f, char *buf, size_t n)
 	return r < 0 ? -errno : r;
 }
 
-static void send_sigpipe(struct task *t)
+void send_sigpipe(struct task *t)
 {
 	struct ksiginfo si = { .signo = SIGPIPE, .pid = t->p->pid };
 

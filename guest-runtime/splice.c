@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -250,20 +249,14 @@ long sys_tee(struct task *t, const uint64_t *a)
  */
 static ssize_t pipe_put(struct file *f, const char *buf, size_t n)
 {
-	struct pollfd pfd = { .fd = f->hostfd, .events = POLLOUT };
 	ssize_t r;
 
-	if (!f->hostnb) {
-		do
-			r = poll(&pfd, 1, 0);
-		while (r < 0 && errno == EINTR);
-		if (r <= 0 || !(pfd.revents & (POLLOUT | POLLERR))) {
-			errno = EAGAIN;
-			return -1;
-		}
-		if (n > PIPE_BUF)
-			n = PIPE_BUF;
+	if (would_block(f, POLLOUT)) {
+		errno = EAGAIN;
+		return -1;
 	}
+	if (!f->hostnb && n > PIPE_BUF)
+		n = PIPE_BUF;
 	do
 		r = write(f->hostfd, buf, n);
 	while (r < 0 && errno == EINTR);
@@ -330,11 +323,8 @@ long sys_vmsplice(struct task *t, const uint64_t *a)
 		free(buf);
 		if (r == -EAGAIN && !(flags & SPLICE_F_NONBLOCK))
 			return block_on_fd(t, f->hostfd, out ? POLLOUT : POLLIN);
-		if (r == -EPIPE) {	/* no reader: wait_for_space()'s SIGPIPE */
-			struct ksiginfo si = { .signo = SIGPIPE, .pid = t->p->pid };
-
-			sig_send_task(t, &si);
-		}
+		if (r == -EPIPE)	/* no reader: wait_for_space()'s SIGPIPE */
+			send_sigpipe(t);
 		return r;
 	}
 	if (!out) {

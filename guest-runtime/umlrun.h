@@ -136,6 +136,8 @@ struct fdtable {
 };
 
 struct file *file_new(int hostfd, int flags);
+bool would_block(struct file *f, short events);	/* a blocking host fd's poll */
+void send_sigpipe(struct task *t);
 /* lock.c: fcntl record locks and flock among guest processes */
 long lock_fcntl(struct task *t, struct file *f, int cmd, uint64_t ufl);
 void locks_close(struct fdtable *fdt, struct file *f);
