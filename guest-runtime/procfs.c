@@ -140,9 +140,13 @@ static char *proc_path(const char *path, char *buf, size_t len)
 	return buf;
 }
 
-/* Which guest process does "/proc/<x>..." name?  Sets *rest after it. */
+/*
+ * Which guest process does "/proc/<x>..." name?  Sets *rest after it.
+ * With @zombie a zombie not reaped yet too (its stat, status, comm and
+ * cmdline are there until then, as on Linux).
+ */
 static struct proc *proc_named(struct task *t, const char *path,
-			       const char **rest, int *err)
+			       const char **rest, int *err, bool zombie)
 {
 	const char *s = path + 6;
 	struct proc *p;
@@ -163,6 +167,8 @@ static struct proc *proc_named(struct task *t, const char *path,
 		return NULL;		/* /proc/cpuinfo and friends */
 	*rest = end;
 	p = proc_by_pid(pid);
+	if (p && zombie && p->state == PROC_ZOMBIE)
+		return p;
 	if (!p || p->state != PROC_ALIVE || !p->threads) {
 		*err = -ENOENT;		/* host pids are not the guest's */
 		return NULL;
@@ -205,7 +211,7 @@ struct proc *procfs_exe_proc(struct task *t, const char *path)
 	path = proc_path(path, buf, sizeof(buf));
 	if (!path || strncmp(path, "/proc/", 6) != 0)
 		return NULL;
-	p = proc_named(t, path, &rest, &err);
+	p = proc_named(t, path, &rest, &err, false);
 	return p && strcmp(rest, "/exe") == 0 ? p : NULL;
 }
 
@@ -228,7 +234,7 @@ int procfs_rewrite(struct task *t, char *path, size_t len)
 	if (strncmp(path, "/proc/", 6) != 0)
 		return 0;
 	proc_link_rewrite(path, len);
-	p = proc_named(t, path, &rest, &err);
+	p = proc_named(t, path, &rest, &err, false);
 	if (!p)
 		return err;
 	if (strcmp(rest, "/exe") == 0) {
@@ -585,25 +591,6 @@ static struct task *task_named(struct task *t, struct proc *p,
 }
 
 /*
- * The zombie "/proc/<pid>" names, or NULL: its stat and status (state Z),
- * comm and an empty cmdline are there until it is reaped, as on Linux.
- */
-static struct proc *zombie_named(const char *path, const char **rest)
-{
-	struct proc *p;
-	char *end;
-	long pid = strtol(path + 6, &end, 10);
-
-	if (end == path + 6 || (*end && *end != '/') || pid <= 0 || pid > PID_MAX)
-		return NULL;
-	p = proc_by_pid(pid);
-	if (!p || p->state != PROC_ZOMBIE)
-		return NULL;
-	*rest = end;
-	return p;
-}
-
-/*
  * Files of /proc/<guest pid> that describe the guest process (its host
  * task's would show the stub): a host fd with their text, or 0 when @path
  * is not one of them.
@@ -629,9 +616,7 @@ int procfs_open(struct task *t, const char *path)
 		return 0;
 	if (strncmp(path, "/proc/sysvipc/", 14) == 0)
 		return ipc_proc_open(path + 14, memfd_with);
-	p = proc_named(t, path, &rest, &err);
-	if (!p && err == -ENOENT)
-		p = zombie_named(path, &rest);
+	p = proc_named(t, path, &rest, &err, true);
 	if (!p || *rest != '/')
 		return 0;
 	th = task_named(t, p, path, &rest, &tid);
