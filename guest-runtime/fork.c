@@ -4,7 +4,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdio.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
@@ -645,15 +644,7 @@ long sys_waitid(struct task *t, const uint64_t *a)
 /* fs.nr_open, the most fds a table may hold (the host's sysctl). */
 static long nr_open(void)
 {
-	long n = 1048576;
-	FILE *fp = fopen("/proc/sys/fs/nr_open", "re");
-
-	if (fp) {
-		if (fscanf(fp, "%ld", &n) != 1)
-			n = 1048576;
-		fclose(fp);
-	}
-	return n;
+	return host_sysctl("fs/nr_open", 0, 1048576);
 }
 
 /* The highest open fd of @fdt, or -1. */

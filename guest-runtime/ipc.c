@@ -37,23 +37,6 @@ bool ipc_host(void)
 	return host_has(&has, SYS_msgctl, -1, IPC_STAT, 0, 0, 0, 0);
 }
 
-/* A number of /proc/sys/kernel/@name (its @i-th), or @def. */
-unsigned long ipc_sysctl(const char *name, int i, unsigned long def)
-{
-	char path[64];
-	unsigned long v[4];
-	FILE *f;
-	int n;
-
-	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	f = fopen(path, "re");
-	if (!f)
-		return def;
-	n = fscanf(f, "%lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3]);
-	fclose(f);
-	return i < n ? v[i] : def;
-}
-
 struct ipc_obj *ipc_at(int kind, int idx)
 {
 	struct ipc_ids *ids = &ipc_ids[kind];

@@ -34,7 +34,6 @@ struct ipc_ids {
 extern struct ipc_ids ipc_ids[IPC_KINDS];
 
 bool ipc_host(void);
-unsigned long ipc_sysctl(const char *name, int i, unsigned long def);
 struct ipc_obj *ipc_at(int kind, int idx);
 struct ipc_obj *ipc_find(int kind, int id);
 struct ipc_obj *ipc_lookup(struct task *t, int kind, int id, long *err);

@@ -43,9 +43,9 @@ static void msg_limits(void)
 {
 	if (msgmni)
 		return;
-	msgmax = ipc_sysctl("msgmax", 0, 8192);
-	msgmnb = ipc_sysctl("msgmnb", 0, 16384);
-	msgmni = ipc_sysctl("msgmni", 0, 32000);
+	msgmax = host_sysctl("kernel/msgmax", 0, 8192);
+	msgmnb = host_sysctl("kernel/msgmnb", 0, 16384);
+	msgmni = host_sysctl("kernel/msgmni", 0, 32000);
 }
 
 static struct msq *msq_of(struct ipc_obj *o)

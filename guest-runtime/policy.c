@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -309,16 +308,11 @@ long sys_sched_get_priority_min(struct task *t, const uint64_t *a)
 static long rr_timeslice_ms(void)
 {
 	static long ms;
-	FILE *f;
 
-	if (ms)
-		return ms;
-	ms = 100;
-	f = fopen("/proc/sys/kernel/sched_rr_timeslice_ms", "re");
-	if (f) {
-		if (fscanf(f, "%ld", &ms) != 1 || ms <= 0)
+	if (!ms) {
+		ms = host_sysctl("kernel/sched_rr_timeslice_ms", 0, 100);
+		if (ms <= 0)
 			ms = 100;
-		fclose(f);
 	}
 	return ms;
 }

@@ -49,10 +49,10 @@ static void sem_limits(void)
 {
 	if (semmni)
 		return;
-	semmsl = ipc_sysctl("sem", 0, SEMMSL);
-	semmns = ipc_sysctl("sem", 1, SEMMNS);
-	semopm = ipc_sysctl("sem", 2, SEMOPM);
-	semmni = ipc_sysctl("sem", 3, SEMMNI);
+	semmsl = host_sysctl("kernel/sem", 0, SEMMSL);
+	semmns = host_sysctl("kernel/sem", 1, SEMMNS);
+	semopm = host_sysctl("kernel/sem", 2, SEMOPM);
+	semmni = host_sysctl("kernel/sem", 3, SEMMNI);
 }
 
 static struct semset *set_of(struct ipc_obj *o)

@@ -42,9 +42,9 @@ static void shm_limits(void)
 {
 	if (shmmni)
 		return;
-	shmmax = ipc_sysctl("shmmax", 0, SHMMAX);
-	shmall = ipc_sysctl("shmall", 0, SHMALL);
-	shmmni = ipc_sysctl("shmmni", 0, SHMMNI);
+	shmmax = host_sysctl("kernel/shmmax", 0, SHMMAX);
+	shmall = host_sysctl("kernel/shmall", 0, SHMALL);
+	shmmni = host_sysctl("kernel/shmmni", 0, SHMMNI);
 }
 
 static struct shmseg *seg_of(struct ipc_obj *o)

@@ -169,6 +169,23 @@ bool host_has(int *has, long nr, long a, long b, long c, long d, long e,
 	return *has;
 }
 
+/* The @i-th number of the host's /proc/sys/@name ("kernel/msgmax"), or @def. */
+unsigned long host_sysctl(const char *name, int i, unsigned long def)
+{
+	char path[64];
+	unsigned long v[4];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return def;
+	n = fscanf(f, "%lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3]);
+	fclose(f);
+	return i < n ? v[i] : def;
+}
+
 static void report_enosys(unsigned long nr)
 {
 	if (nr < MAX_NR) {

@@ -724,6 +724,7 @@ struct syscall_desc {
 };
 
 void syscall_handle(struct task *t);
+unsigned long host_sysctl(const char *name, int i, unsigned long def);
 bool host_has(int *has, long nr, long a, long b, long c, long d, long e,
 	      long f);
 void syscall_list(void);
