@@ -51,6 +51,13 @@ struct uml_ops {
 	int (*set_policy)(struct uml_aspace *as, unsigned int nr,
 			  unsigned int action, int64_t value);
 	int (*set_thread_value)(struct uml_thread *t, int64_t value);
+	/* Optional (NULL: no fd marks); validated. */
+	int (*mark_fds)(struct uml_aspace *as, unsigned int first,
+			unsigned int count, unsigned int marks);
+	/* Optional (NULL: mem_batch, then thread_run); validated ops. */
+	int (*thread_run_mem)(struct uml_thread *t,
+			      const struct uml_mem_op *ops, unsigned int n,
+			      struct uml_exit *ex);
 	/* Optional: give up / take over driving (ptrace: the tracer). */
 	int (*thread_release)(struct uml_thread *t);
 	int (*thread_adopt)(struct uml_thread *t);
@@ -77,6 +84,7 @@ struct uml_host {
 	unsigned int skas_clone:1;	/* skas: SKAS_CAP_CLONE */
 	unsigned int skas_clone_thread:1; /* skas: SKAS_CAP_CLONE_THREAD */
 	unsigned int skas_xstate;	/* skas: SKAS_CAP_XSTATE's image size */
+	unsigned int skas_run_mem:1;	/* skas: SKAS_CAP_RUN_MEM */
 	unsigned int policies;		/* UML_POLICY_BIT() mask */
 	unsigned int vsyscall_filter:1;	/* stubs need the vsyscall filter */
 	struct uml_aspace *aspaces;	/* list, for uml_host_close() */
@@ -163,6 +171,14 @@ void __uml_aspace_usage_add(struct uml_aspace *as, const struct rusage *ru);
 pid_t __uml_self(void);
 /* A live thread of @as that the caller drives and that is not running. */
 struct uml_thread *__uml_driven_thread(struct uml_aspace *as);
+
+/* skas backend internals shared between skas.c and skas_run.c. */
+struct skas_mem_op;
+struct skas_mem_op *__uml_skas_mem_ops(const struct uml_mem_op *ops,
+				       unsigned int n);
+int __uml_skas_thread_run_mem(struct uml_thread *t,
+			      const struct uml_mem_op *ops, unsigned int n,
+			      struct uml_exit *ex);
 
 /* ptrace backend internals shared between ptrace.c and ptrace_run.c. */
 #define STUB_OPTIONS	(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | \

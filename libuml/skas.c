@@ -74,6 +74,9 @@ static unsigned int policies(int dev)
 	if (has_cap(dev, SKAS_CAP_POLICY) && has_cap(dev, SKAS_CAP_POLICY_NATIVE))
 		mask |= UML_POLICY_BIT(UML_POLICY_NATIVE) |
 			UML_POLICY_BIT(UML_POLICY_THREAD);
+	if ((mask & UML_POLICY_BIT(UML_POLICY_NATIVE)) &&
+	    has_cap(dev, SKAS_CAP_FD_MARK) == SKAS_FD_MARK_MAX)
+		mask |= UML_POLICY_BIT(UML_POLICY_NATIVE_MARKED);
 	return mask;
 }
 
@@ -130,6 +133,7 @@ int __uml_skas_host_init(struct uml_host *host)
 	host->skas_clone_thread = has_cap(dev, SKAS_CAP_CLONE_THREAD);
 #endif
 	host->skas_xstate = __uml_skas_xstate_cap(dev);
+	host->skas_run_mem = has_cap(dev, SKAS_CAP_RUN_MEM) > 0;
 	host->policies = policies(dev);
 	host->ops = &__uml_skas_ops;
 	return 0;
@@ -478,23 +482,25 @@ static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
 
 /* ---- mem ops ---------------------------------------------------------- */
 
-/* One SKAS_MEM ioctl: the number done, or -errno if the first failed. */
-static int mem_submit(struct uml_aspace *as, const struct uml_mem_op *ops,
-		      unsigned int n, int *err)
+/* The module's form of @n checked operations (UML_MEM_* == SKAS_MEM_*). */
+struct skas_mem_op *__uml_skas_mem_ops(const struct uml_mem_op *ops,
+				       unsigned int n)
 {
-	struct skas_mem_batch b;
-	struct skas_mem_op *k = calloc(n, sizeof(*k));
+	struct skas_mem_op *k = calloc(n ? n : 1, sizeof(*k));
 	unsigned int i;
-	int ret;
 
 	if (!k)
-		return -ENOMEM;
+		return NULL;
 	for (i = 0; i < n; i++) {
 		k[i].op = ops[i].op;
 		k[i].prot = ops[i].prot;
 		k[i].addr = ops[i].addr;
 		k[i].len = ops[i].len;
 		k[i].fd = -1;
+		if (ops[i].op == UML_MEM_INSTALL_FD) {
+			k[i].fd = ops[i].fd;
+			k[i].flags = ops[i].flags;	/* UML_FD_CLOEXEC */
+		}
 		if (ops[i].op != UML_MEM_MAP)
 			continue;
 		k[i].flags = ops[i].flags;
@@ -503,6 +509,19 @@ static int mem_submit(struct uml_aspace *as, const struct uml_mem_op *ops,
 			k[i].offset = ops[i].offset;
 		}
 	}
+	return k;
+}
+
+/* One SKAS_MEM ioctl: the number done, or -errno if the first failed. */
+static int mem_submit(struct uml_aspace *as, const struct uml_mem_op *ops,
+		      unsigned int n, int *err)
+{
+	struct skas_mem_batch b;
+	struct skas_mem_op *k = __uml_skas_mem_ops(ops, n);
+	int ret;
+
+	if (!k)
+		return -ENOMEM;
 	memset(&b, 0, sizeof(b));
 	b.size = sizeof(b);
 	b.count = n;
@@ -674,7 +693,25 @@ static int set_policy(struct uml_aspace *as, unsigned int nr,
 		.value = value,
 	};
 
+	if (action == UML_POLICY_NATIVE_MARKED) {
+		pol.action = SKAS_POLICY_NATIVE;
+		pol.flags = SKAS_POLICY_MARKED;
+	}
+
 	return ioctl(as->fd, SKAS_SET_POLICY, &pol) ? -errno : 0;
+}
+
+static int mark_fds(struct uml_aspace *as, unsigned int first,
+		    unsigned int count, unsigned int marks)
+{
+	struct skas_mark_fds m = {
+		.size = sizeof(m),
+		.marks = marks,		/* UML_FD_MARK_* == SKAS_FD_MARK_* */
+		.first = first,
+		.count = count,
+	};
+
+	return ioctl(as->fd, SKAS_MARK_FDS, &m) ? -errno : 0;
 }
 
 /* The run page is the module's input while the thread is stopped. */
@@ -694,6 +731,7 @@ const struct uml_ops __uml_skas_ops = {
 	.mem_read = mem_read,
 	.mem_write = mem_write,
 	.thread_run = __uml_skas_thread_run,
+	.thread_run_mem = __uml_skas_thread_run_mem,
 	.thread_kick = __uml_skas_thread_kick,
 	.get_fpregs = __uml_skas_get_fpregs,
 	.set_fpregs = __uml_skas_set_fpregs,
@@ -704,4 +742,5 @@ const struct uml_ops __uml_skas_ops = {
 	.thread_destroy = thread_destroy,
 	.set_policy = set_policy,
 	.set_thread_value = set_thread_value,
+	.mark_fds = mark_fds,
 };

@@ -39,14 +39,12 @@ static void report_exit(struct uml_thread *t, struct uml_exit *ex)
 	ex->exited.cause = t->end_cause;
 }
 
-/* SKAS_RUN once; the event in @ex. */
-static int run_once(struct uml_thread *t, struct uml_exit *ex)
+/* The event of the run that just ended, in @ex. */
+static int run_event(struct uml_thread *t, struct uml_exit *ex)
 {
 	struct skas_run *run = t->run;
 	int i;
 
-	if (ioctl(t->fd, SKAS_RUN, 0))
-		return errno == ENOENT ? -ESRCH : -errno;
 	switch (run->exit_reason) {
 	case SKAS_EXIT_SYSCALL:
 		ex->reason = UML_EXIT_SYSCALL;
@@ -82,21 +80,76 @@ static int run_once(struct uml_thread *t, struct uml_exit *ex)
 	return -EPROTO;
 }
 
-int __uml_skas_thread_run(struct uml_thread *t, struct uml_exit *ex)
+/* SKAS_RUN once; the event in @ex. */
+static int run_once(struct uml_thread *t, struct uml_exit *ex)
+{
+	if (ioctl(t->fd, SKAS_RUN, 0))
+		return errno == ENOENT ? -ESRCH : -errno;
+	return run_event(t, ex);
+}
+
+/* An event the run must report before anything runs: 1 if in @ex. */
+static int run_pending(struct uml_thread *t, struct uml_exit *ex)
 {
 	memset(ex, 0, sizeof(*ex));
-	if (t->dead)
-		return -ESRCH;
 	if (t->exit_pending) {
 		report_exit(t, ex);
-		return 0;
+		return 1;
 	}
 	if (t->interrupted) {
 		t->interrupted = 0;
 		ex->reason = UML_EXIT_INTERRUPTED;
-		return 0;
+		return 1;
 	}
+	return 0;
+}
+
+int __uml_skas_thread_run(struct uml_thread *t, struct uml_exit *ex)
+{
+	if (t->dead)
+		return -ESRCH;
+	if (run_pending(t, ex))
+		return 0;
 	return run_once(t, ex);
+}
+
+/*
+ * SKAS_RUN_MEM: the batch, then the run, in one hand-off.  Without the
+ * capability, or for a batch SKAS_RUN_MEM cannot take, each on its own.
+ */
+int __uml_skas_thread_run_mem(struct uml_thread *t,
+			      const struct uml_mem_op *ops, unsigned int n,
+			      struct uml_exit *ex)
+{
+	struct skas_mem_batch b;
+	struct skas_mem_op *k;
+	int ret, err;
+
+	if (t->dead)
+		return -ESRCH;
+	if (!t->as->host->skas_run_mem || n > SKAS_MEM_MAX_OPS) {
+		ret = uml_aspace_mem(t->as, ops, n, &err);
+		if (ret != (int)n)
+			return ret < 0 ? ret : err;
+		return __uml_skas_thread_run(t, ex);
+	}
+	if (run_pending(t, ex)) {
+		/* Nothing may run before the event: the batch goes alone. */
+		ret = uml_aspace_mem(t->as, ops, n, &err);
+		return ret == (int)n ? 0 : (ret < 0 ? ret : err);
+	}
+	k = __uml_skas_mem_ops(ops, n);
+	if (!k)
+		return -ENOMEM;
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.count = n;
+	b.ops = (uintptr_t)k;
+	ret = ioctl(t->fd, SKAS_RUN_MEM, &b);
+	if (ret)
+		ret = errno == ENOENT ? -ESRCH : -errno;
+	free(k);
+	return ret ? ret : run_event(t, ex);
 }
 
 /* From any thread: only pid is read (gone: dead, or its death pending). */
@@ -126,6 +179,8 @@ static int skas_clone(struct uml_thread *parent, unsigned int flags,
 #ifdef SKAS_CLONE_THREAD
 	if (flags & UML_CLONE_THREAD)
 		c.flags = SKAS_CLONE_THREAD;
+	if (flags & UML_CLONE_UNMARKED)
+		c.flags |= SKAS_CLONE_UNMARKED;
 #endif
 	if (ioctl(parent->fd, SKAS_CLONE, &c))
 		return errno == ENOENT ? -ESRCH : -errno;

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -359,6 +360,18 @@ static int mem_op_check(const struct uml_aspace *as, const struct uml_mem_op *op
 	const struct uml_aspace_info *info = &as->info;
 	uint32_t kind;
 
+	if (op->op == UML_MEM_INSTALL_FD || op->op == UML_MEM_CLOSE_FD) {
+		if (!(uml_host_policies(as->host) &
+		      UML_POLICY_BIT(UML_POLICY_NATIVE_MARKED)))
+			return -EOPNOTSUPP;
+		if (op->len || op->prot || op->offset || op->addr > INT_MAX)
+			return -EINVAL;
+		if (op->op == UML_MEM_CLOSE_FD)
+			return op->flags || op->fd != -1 ? -EINVAL : 0;
+		if (op->flags & ~(uint32_t)UML_FD_CLOEXEC)
+			return -EINVAL;
+		return op->fd < 0 || fcntl(op->fd, F_GETFD) < 0 ? -EBADF : 0;
+	}
 	if ((op->addr | op->len) & PAGE_MASK_ || !op->len)
 		return -EINVAL;
 	if (op->addr < UML_GUEST_MIN || op->addr + op->len < op->addr ||
@@ -587,6 +600,34 @@ int uml_thread_run(struct uml_thread *t, struct uml_exit *ex)
 	return t->as->host->ops->thread_run(t, ex);
 }
 
+int uml_thread_run_mem(struct uml_thread *t, const struct uml_mem_op *ops,
+		       unsigned int n, struct uml_exit *ex)
+{
+	const struct uml_ops *b;
+	unsigned int i;
+	int ret, err;
+
+	if (!t || !ex || (!ops && n))
+		return -EINVAL;
+	ret = thread_drive(t);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		ret = mem_op_check(t->as, &ops[i]);
+		if (ret)
+			return ret;
+	}
+	b = t->as->host->ops;
+	if (n && b->thread_run_mem)
+		return b->thread_run_mem(t, ops, n, ex);
+	if (n) {
+		ret = uml_aspace_mem(t->as, ops, n, &err);
+		if (ret != (int)n)
+			return ret < 0 ? ret : err;
+	}
+	return b->thread_run(t, ex);
+}
+
 int uml_thread_kick(struct uml_thread *t)
 {
 	if (!t)
@@ -659,7 +700,9 @@ int uml_thread_clone(struct uml_thread *parent, unsigned int flags,
 {
 	int ret;
 
-	if (!parent || !childp || (flags & ~UML_CLONE_THREAD))
+	/* UML_CLONE_UNMARKED is all a host without fd marks does anyway. */
+	if (!parent || !childp ||
+	    (flags & ~(UML_CLONE_THREAD | UML_CLONE_UNMARKED)))
 		return -EINVAL;
 	if (!(flags & UML_CLONE_THREAD) && !child_asp)
 		return -EINVAL;
@@ -710,7 +753,8 @@ int uml_aspace_set_policy(struct uml_aspace *as, unsigned int nr,
 {
 	const struct uml_ops *ops;
 
-	if (!as || nr >= UML_POLICY_NR || (unsigned int)action > UML_POLICY_THREAD)
+	if (!as || nr >= UML_POLICY_NR ||
+	    (unsigned int)action > UML_POLICY_NATIVE_MARKED)
 		return -EINVAL;
 	if (value && action != UML_POLICY_CONST)
 		return -EINVAL;
@@ -736,4 +780,19 @@ int uml_thread_set_value(struct uml_thread *t, int64_t value)
 	if (ret)
 		return ret;
 	return ops->set_thread_value(t, value);
+}
+
+int uml_aspace_mark_fds(struct uml_aspace *as, unsigned int first,
+			unsigned int count, unsigned int marks)
+{
+	const struct uml_ops *ops;
+
+	if (!as || (marks & ~(unsigned int)(UML_FD_MARK_READ | UML_FD_MARK_WRITE)) ||
+	    first > UML_FD_MARK_MAX || count > UML_FD_MARK_MAX - first)
+		return -EINVAL;
+	ops = as->host->ops;
+	if (!(as->host->policies & UML_POLICY_BIT(UML_POLICY_NATIVE_MARKED)) ||
+	    !ops->mark_fds)
+		return -EOPNOTSUPP;
+	return ops->mark_fds(as, first, count, marks);
 }

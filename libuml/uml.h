@@ -177,7 +177,12 @@ enum uml_mem_op_kind {
 	UML_MEM_MAP = 1,	/* mmap(addr, len, prot, flags | MAP_FIXED, fd, offset) */
 	UML_MEM_UNMAP = 2,	/* munmap(addr, len) */
 	UML_MEM_PROTECT = 3,	/* mprotect(addr, len, prot) */
+	UML_MEM_INSTALL_FD = 4,	/* runtime @fd at guest fd @addr (fd marks) */
+	UML_MEM_CLOSE_FD = 5,	/* close guest fd @addr if open (fd marks) */
 };
+
+/* Flags for UML_MEM_INSTALL_FD. */
+#define UML_FD_CLOEXEC		0x1	/* FD_CLOEXEC on the guest's fd */
 
 /* Flags for UML_MEM_MAP; exactly one of SHARED and PRIVATE. */
 #define UML_MAP_SHARED		0x01
@@ -209,6 +214,13 @@ struct uml_mem_op {
  * @fd is ignored by UNMAP and PROTECT.  Unknown ops: -EINVAL.  Errors of
  * the host's mmap/munmap/mprotect come back as they are (-ENODEV for an
  * fd that cannot be mapped, -EACCES, -ENOMEM...).
+ *
+ * UML_MEM_INSTALL_FD and UML_MEM_CLOSE_FD act on the guest's host fd table
+ * (see "fd marks" below): @addr is the guest fd (0 to INT_MAX), @len,
+ * @prot and @offset are 0; INSTALL_FD puts the runtime's @fd there
+ * (replacing what was there), @flags UML_FD_CLOEXEC or 0; CLOSE_FD closes
+ * it (a free number is no error), @fd -1, @flags 0.  Both clear the guest
+ * fd's marks.  -EOPNOTSUPP where the host has no fd marks.
  *
  * Return: the number of operations done (n on full success).  If operation
  * i fails, the batch stops there and the return value is i when i > 0; when
@@ -397,13 +409,16 @@ long uml_thread_take_xstate(struct uml_thread *t, void *buf, size_t len);
 
 /* Flags for uml_thread_clone(). */
 #define UML_CLONE_THREAD	0x1	/* new thread in the same address space */
+#define UML_CLONE_UNMARKED	0x2	/* the child ignores fd marks (vfork) */
 
 /**
  * uml_thread_clone() - create a guest thread or process from @parent.
  * @parent:    the thread to copy, stopped.
  * @flags:     0 for fork: a new address space, a copy-on-write duplicate of
  *             the parent's; UML_CLONE_THREAD for a thread sharing the
- *             parent's address space.
+ *             parent's address space; with UML_CLONE_UNMARKED, the child
+ *             and its own clones trap every UML_POLICY_NATIVE_MARKED call
+ *             (a child whose guest fd table is not its address space's).
  * @childp:    receives the new thread, stopped, with the parent's registers
  *             (the runtime then sets rax = 0, a new rsp, fs_base, ...).
  * @child_asp: receives the new address space for a fork (NULL for a thread).
@@ -445,7 +460,11 @@ void *uml_thread_get_data(const struct uml_thread *t);
  *                       syscalls on its own safe list (skas.ko's list is
  *                       in Documentation/uapi.rst);
  *  - UML_POLICY_THREAD: answered with the calling thread's own value, set
- *                       with uml_thread_set_value() (gettid).
+ *                       with uml_thread_set_value() (gettid);
+ *  - UML_POLICY_NATIVE_MARKED: NATIVE, but only when the call's fd has the
+ *                       mark it needs (uml_aspace_mark_fds()), else TRAP:
+ *                       read, write, pread64, pwrite64, readv, writev,
+ *                       preadv, pwritev, lseek and fstat only.
  *
  * A fork (uml_thread_clone() with flags 0) inherits its parent's policy;
  * uml_aspace_reset() keeps it.  A new thread's value is 0.
@@ -465,6 +484,7 @@ enum uml_policy {
 	UML_POLICY_CONST = 1,
 	UML_POLICY_NATIVE = 2,
 	UML_POLICY_THREAD = 3,
+	UML_POLICY_NATIVE_MARKED = 4,
 };
 
 /* Syscall numbers a policy can be set for: [0, UML_POLICY_NR). */
@@ -478,7 +498,8 @@ enum uml_policy {
  *
  * Return: a mask of UML_POLICY_BIT(UML_POLICY_*); UML_POLICY_TRAP is always
  * in it.  ptrace: TRAP only.  skas: TRAP, plus CONST if skas.ko has
- * SKAS_CAP_POLICY, plus NATIVE and THREAD if it has SKAS_CAP_POLICY_NATIVE.
+ * SKAS_CAP_POLICY, plus NATIVE and THREAD if it has SKAS_CAP_POLICY_NATIVE,
+ * plus NATIVE_MARKED if it also has SKAS_CAP_FD_MARK.
  */
 unsigned int uml_host_policies(const struct uml_host *host);
 
@@ -512,6 +533,54 @@ int uml_aspace_set_policy(struct uml_aspace *as, unsigned int nr,
  * Return: 0; -EOPNOTSUPP when the host has no UML_POLICY_THREAD.
  */
 int uml_thread_set_value(struct uml_thread *t, int64_t value);
+
+/*
+ * fd marks: a guest's host fd table holds only what the runtime put there
+ * (UML_MEM_INSTALL_FD); a mark says which UML_POLICY_NATIVE_MARKED calls
+ * of the guest may use one of those fds on the host.  The runtime marks an
+ * fd once its install is done and it means the guest to reach that file
+ * directly (a regular file, say), and clears the mark before its own view
+ * of the fd changes.  Installing or closing an fd clears its marks; a fork
+ * copies the host table and the marks; uml_aspace_reset() keeps both.
+ */
+#define UML_FD_MARK_READ	0x1	/* read, pread64, readv, preadv */
+#define UML_FD_MARK_WRITE	0x2	/* write, pwrite64, writev, pwritev */
+#define UML_FD_MARK_MAX		1024	/* fds [0, UML_FD_MARK_MAX) */
+
+/**
+ * uml_aspace_mark_fds() - set the marks of guest fds [@first, @first+@count).
+ * @as:    the address space.
+ * @first: the first guest fd.
+ * @count: how many.
+ * @marks: UML_FD_MARK_READ | UML_FD_MARK_WRITE, or 0 to clear.  lseek and
+ *         fstat need either.
+ *
+ * Takes effect at once, also for its running threads; any thread may call
+ * it.
+ *
+ * Return: 0; -EINVAL (unknown @marks, a range past UML_FD_MARK_MAX);
+ * -EOPNOTSUPP (no UML_POLICY_NATIVE_MARKED on this host).
+ */
+int uml_aspace_mark_fds(struct uml_aspace *as, unsigned int first,
+			unsigned int count, unsigned int marks);
+
+/**
+ * uml_thread_run_mem() - uml_aspace_mem() in @t, then uml_thread_run().
+ * @t:   the thread, stopped, driven by the caller.
+ * @ops: operations, as for uml_aspace_mem(), applied in @t's address space.
+ * @n:   how many (0: just run).
+ * @ex:  receives the event.
+ *
+ * On skas.ko with SKAS_RUN_MEM the operations and the resume take one
+ * hand-off (the saving of a page fault's map, or of a close the runtime
+ * mirrors into the guest's fd table).
+ *
+ * Return: 0 once the run ended (@ex); if an operation fails, its -errno
+ * and the thread did not run (those before it may be done); the errors of
+ * uml_thread_run() otherwise.
+ */
+int uml_thread_run_mem(struct uml_thread *t, const struct uml_mem_op *ops,
+		       unsigned int n, struct uml_exit *ex);
 
 #ifdef __cplusplus
 }

@@ -75,6 +75,8 @@ static long skas_aspace_ioctl(struct file *file, unsigned int cmd,
 		return skas_aspace_set_policy(as, (void __user *)arg);
 	case SKAS_INSTALL_FD:
 		return skas_aspace_install_fd(as, (void __user *)arg);
+	case SKAS_MARK_FDS:
+		return skas_aspace_mark_fds(as, (void __user *)arg);
 	default:
 		return -ENOTTY;
 	}

@@ -145,7 +145,8 @@ long skas_thread_clone(struct skas_thread *t, void __user *uarg)
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.size != sizeof(args) || (args.flags & ~SKAS_CLONE_THREAD) ||
+	if (args.size != sizeof(args) ||
+	    (args.flags & ~(SKAS_CLONE_THREAD | SKAS_CLONE_UNMARKED)) ||
 	    args.pad || !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
 		return -EINVAL;
 	/*
@@ -179,6 +180,7 @@ long skas_thread_clone(struct skas_thread *t, void __user *uarg)
 			skas_aspace_put(as);
 			goto out_unlock;
 		}
+		skas_aspace_copy_marks(as, t->as);
 	}
 	c = skas_thread_new(as);
 	skas_aspace_put(as);		/* c holds it now */
@@ -186,6 +188,8 @@ long skas_thread_clone(struct skas_thread *t, void __user *uarg)
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
+	/* Before the child runs: its first call may be a marked one. */
+	c->unmarked = t->unmarked || (args.flags & SKAS_CLONE_UNMARKED);
 
 	req.files = &nofile;
 	spin_lock_irqsave(&t->lock, flags);

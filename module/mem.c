@@ -78,7 +78,7 @@ static bool skas_task_range_reserved(struct task_struct *task,
 }
 
 /*
- * SKAS_INSTALL_FD in the guest: take the lowest free number with
+ * SKAS_MEM_INSTALL_FD in the guest: take the lowest free number with
  * receive_fd() (the LSM's file_receive check, as for SCM_RIGHTS), then
  * move it to the target with a native dup3() (which replaces what is
  * there); the temporary number is closed in skas_mem_native_result().
@@ -106,6 +106,18 @@ static int skas_install_fd_exec(struct skas_thread *t,
 	return ret;
 }
 
+/*
+ * SKAS_MEM_CLOSE_FD in the guest: close_fd() acts on current's table.  A
+ * free number is no error: the runtime's view of the table is what it
+ * asked for either way.
+ */
+static int skas_close_fd_exec(const struct skas_mem_op *op)
+{
+	int ret = close_fd(op->addr);
+
+	return ret == -EBADF ? 0 : ret;
+}
+
 /* 0 done, 1 native syscall armed, or -errno. */
 static int skas_mem_op_exec(struct skas_thread *t, const struct skas_mem_op *op,
 			    struct file *file)
@@ -117,8 +129,13 @@ static int skas_mem_op_exec(struct skas_thread *t, const struct skas_mem_op *op,
 		skas_hollow_mm();
 		return 0;
 	}
-	if (op->op == SKAS_OP_INSTALL_FD)
+	if (op->op == SKAS_MEM_INSTALL_FD || op->op == SKAS_MEM_CLOSE_FD) {
+		/* A mark never names what was there before (SKAS_MARK_FDS). */
+		skas_aspace_unmark_fd(t->as, op->addr);
+		if (op->op == SKAS_MEM_CLOSE_FD)
+			return skas_close_fd_exec(op);
 		return skas_install_fd_exec(t, op, file);
+	}
 	if (op->op == SKAS_OP_XSAVE || op->op == SKAS_OP_XSAVE_INIT ||
 	    op->op == SKAS_OP_XRSTOR)
 		return skas_xstate_exec(op->op, t->req->xstate);
@@ -182,15 +199,19 @@ int skas_mem_exec(struct skas_thread *t, struct skas_mem_req *req)
 
 /**
  * skas_mem_native_result() - the native syscall of the current op is done.
+ * @t:      the thread of current, which ran it.
  * @req:    the batch.
  * @result: the syscall's return value.
  */
-void skas_mem_native_result(struct skas_mem_req *req, long result)
+void skas_mem_native_result(struct skas_thread *t, struct skas_mem_req *req,
+			    long result)
 {
 	if (req->tmp_fd >= 0) {
 		if (!(current->flags & PF_EXITING))	/* files gone */
 			close_fd(req->tmp_fd);
 		req->tmp_fd = -1;
+		/* A mark set while dup3() ran named the old file. */
+		skas_aspace_unmark_fd(t->as, req->ops[req->done].addr);
 	}
 	if (IS_ERR_VALUE(result)) {
 		req->error = result;
@@ -208,7 +229,21 @@ static bool skas_user_range(u64 addr, u64 len)
 
 static int skas_mem_op_check(const struct skas_mem_op *op)
 {
-	if (op->reserved || !skas_user_range(op->addr, op->len))
+	if (op->reserved)
+		return -EINVAL;
+	switch (op->op) {
+	case SKAS_MEM_INSTALL_FD:
+		if (op->prot || (op->flags & ~SKAS_FD_CLOEXEC) || op->len ||
+		    op->offset || op->addr > INT_MAX)
+			return -EINVAL;
+		return 0;
+	case SKAS_MEM_CLOSE_FD:
+		if (op->prot || op->flags || op->fd != -1 || op->len ||
+		    op->offset || op->addr > INT_MAX)
+			return -EINVAL;
+		return 0;
+	}
+	if (!skas_user_range(op->addr, op->len))
 		return -EINVAL;
 	switch (op->op) {
 	case SKAS_MEM_MAP:
@@ -268,11 +303,13 @@ static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops)
 		op = &req->ops[i];
 		if (skas_mem_op_check(op))
 			return -EINVAL;
-		if (op->op == SKAS_MEM_MAP && !(op->flags & SKAS_MAP_ANONYMOUS)) {
+		if ((op->op == SKAS_MEM_MAP &&
+		     !(op->flags & SKAS_MAP_ANONYMOUS)) ||
+		    op->op == SKAS_MEM_INSTALL_FD) {
 			req->files[i] = fget(op->fd);
 			if (!req->files[i])
 				return -EBADF;
-			/* A run page in the guest: see skas_file_is_ours(). */
+			/* A run page or a skas fd: skas_file_is_ours(). */
 			if (skas_file_is_ours(req->files[i]))
 				return -EINVAL;
 		}
@@ -354,7 +391,7 @@ long skas_aspace_mem(struct skas_aspace *as, void __user *uarg)
 long skas_aspace_install_fd(struct skas_aspace *as, void __user *uarg)
 {
 	struct skas_install_fd args;
-	struct skas_mem_op op = { .op = SKAS_OP_INSTALL_FD };
+	struct skas_mem_op op = { .op = SKAS_MEM_INSTALL_FD };
 	struct skas_mem_req req = { .ops = &op, .count = 1, .tmp_fd = -1 };
 	struct file *file;
 	long ret;

@@ -58,10 +58,15 @@ static bool skas_native_clock(const struct pt_regs *regs)
  * struct skas_native - an entry of the NATIVE safe list
  * @check: the run-time check of the arguments in the sys_enter probe;
  *         false traps the call as if it were SKAS_POLICY_TRAP
+ * @mark:  for a call on the fd in its first argument, the SKAS_FD_MARK_*
+ *         of which one is needed with SKAS_POLICY_MARKED; 0 for the others
  */
 struct skas_native {
 	bool (*check)(const struct pt_regs *regs);
+	u32 mark;
 };
+
+#define SKAS_MARK_RW	(SKAS_FD_MARK_READ | SKAS_FD_MARK_WRITE)
 
 /*
  * The safe list: the only syscalls SKAS_POLICY_NATIVE accepts, each with
@@ -93,34 +98,116 @@ static const struct skas_native skas_native_safe[SKAS_POLICY_NR] = {
 	/* this task's CPU and node into guest memory */
 	[__NR_getcpu]		= { skas_native_any },
 	/* I/O on the guest's own fds into and from guest memory */
-	[__NR_read]		= { skas_native_any },
-	[__NR_write]		= { skas_native_any },
-	[__NR_pread64]		= { skas_native_any },
-	[__NR_pwrite64]		= { skas_native_any },
-	[__NR_readv]		= { skas_native_any },
-	[__NR_writev]		= { skas_native_any },
-	[__NR_preadv]		= { skas_native_any },
-	[__NR_pwritev]		= { skas_native_any },
+	[__NR_read]		= { skas_native_any, SKAS_FD_MARK_READ },
+	[__NR_write]		= { skas_native_any, SKAS_FD_MARK_WRITE },
+	[__NR_pread64]		= { skas_native_any, SKAS_FD_MARK_READ },
+	[__NR_pwrite64]		= { skas_native_any, SKAS_FD_MARK_WRITE },
+	[__NR_readv]		= { skas_native_any, SKAS_FD_MARK_READ },
+	[__NR_writev]		= { skas_native_any, SKAS_FD_MARK_WRITE },
+	[__NR_preadv]		= { skas_native_any, SKAS_FD_MARK_READ },
+	[__NR_pwritev]		= { skas_native_any, SKAS_FD_MARK_WRITE },
 	/* the file position of a guest fd */
-	[__NR_lseek]		= { skas_native_any },
+	[__NR_lseek]		= { skas_native_any, SKAS_MARK_RW },
 	/* the attributes of a guest fd's file into guest memory */
-	[__NR_fstat]		= { skas_native_any },
+	[__NR_fstat]		= { skas_native_any, SKAS_MARK_RW },
 };
+
+/*
+ * Does the fd in @regs->di carry one of @mark's marks in @t's address
+ * space?  The fd is an int to the kernel (fdget(unsigned int)): the upper
+ * half of the register is ignored there as here.
+ */
+static bool skas_fd_marked(const struct skas_thread *t,
+			   const struct pt_regs *regs, u32 mark)
+{
+	unsigned int fd = (unsigned int)regs->di;
+
+	if (t->unmarked || fd >= SKAS_FD_MARK_MAX)
+		return false;
+	return ((mark & SKAS_FD_MARK_READ) && test_bit(fd, t->as->fd_read)) ||
+	       ((mark & SKAS_FD_MARK_WRITE) && test_bit(fd, t->as->fd_write));
+}
 
 /**
  * skas_native_ok() - may this 64-bit syscall, set NATIVE, run on the host?
- * @id:   the syscall number, below SKAS_POLICY_NR.
- * @regs: the guest's registers at sys_enter.
+ * @t:     the guest thread making it.
+ * @id:    the syscall number, below SKAS_POLICY_NR.
+ * @flags: its policy entry's flags.
+ * @regs:  the guest's registers at sys_enter.
  *
  * Called by the sys_enter probe, atomic context.
  *
- * Return: true if @id is on the safe list and its arguments pass its check.
+ * Return: true if @id is on the safe list, its arguments pass its check
+ * and, with SKAS_POLICY_MARKED, its fd has the mark it needs.
  */
-bool skas_native_ok(long id, const struct pt_regs *regs)
+bool skas_native_ok(const struct skas_thread *t, long id, u32 flags,
+		    const struct pt_regs *regs)
 {
 	const struct skas_native *n = &skas_native_safe[id];
 
+	if ((flags & SKAS_POLICY_MARKED) && !skas_fd_marked(t, regs, n->mark))
+		return false;
 	return n->check && n->check(regs);
+}
+
+/**
+ * skas_aspace_unmark_fd() - clear the marks of one guest fd.
+ * @as: the address space.
+ * @fd: the guest fd; nothing to do at or above SKAS_FD_MARK_MAX.
+ */
+void skas_aspace_unmark_fd(struct skas_aspace *as, u64 fd)
+{
+	if (fd >= SKAS_FD_MARK_MAX)
+		return;
+	clear_bit(fd, as->fd_read);
+	clear_bit(fd, as->fd_write);
+}
+
+/**
+ * skas_aspace_copy_marks() - give a fork child its parent's fd marks.
+ * @to:   the child's address space (not yet visible).
+ * @from: the parent's: its host fd table is what the child's copies.
+ */
+void skas_aspace_copy_marks(struct skas_aspace *to, struct skas_aspace *from)
+{
+	bitmap_copy(to->fd_read, from->fd_read, SKAS_FD_MARK_MAX);
+	bitmap_copy(to->fd_write, from->fd_write, SKAS_FD_MARK_MAX);
+}
+
+/**
+ * skas_aspace_mark_fds() - SKAS_MARK_FDS.
+ * @as:   the address space.
+ * @uarg: user pointer to a struct skas_mark_fds.
+ *
+ * Each bit changes atomically: a guest thread's call on one of the fds
+ * sees its marks before or after, never a mix of two fds' states.
+ *
+ * Return: 0, or -EFAULT, -EINVAL (bad size, reserved, unknown marks, or a
+ * range past SKAS_FD_MARK_MAX).
+ */
+long skas_aspace_mark_fds(struct skas_aspace *as, void __user *uarg)
+{
+	struct skas_mark_fds args;
+	unsigned int fd;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.size != sizeof(args) || (args.marks & ~SKAS_MARK_RW) ||
+	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)) ||
+	    args.first > SKAS_FD_MARK_MAX ||
+	    args.count > SKAS_FD_MARK_MAX - args.first)
+		return -EINVAL;
+	for (fd = args.first; fd < args.first + args.count; fd++) {
+		if (args.marks & SKAS_FD_MARK_READ)
+			set_bit(fd, as->fd_read);
+		else
+			clear_bit(fd, as->fd_read);
+		if (args.marks & SKAS_FD_MARK_WRITE)
+			set_bit(fd, as->fd_write);
+		else
+			clear_bit(fd, as->fd_write);
+	}
+	return 0;
 }
 
 /* The policy table, allocated on first use; NULL if out of memory. */
@@ -162,6 +249,7 @@ int skas_aspace_copy_policy(struct skas_aspace *to, struct skas_aspace *from)
 		return -ENOMEM;
 	for (i = 0; i < SKAS_POLICY_NR; i++) {
 		p[i].value = READ_ONCE(from->policy[i].value);
+		p[i].flags = READ_ONCE(from->policy[i].flags);
 		p[i].action = READ_ONCE(from->policy[i].action);
 	}
 	return 0;
@@ -170,9 +258,15 @@ int skas_aspace_copy_policy(struct skas_aspace *to, struct skas_aspace *from)
 /* -EINVAL for a malformed request, -EPERM for NATIVE off the safe list. */
 static int skas_policy_valid(const struct skas_policy *args)
 {
-	if (args->size != sizeof(*args) || args->flags ||
+	if (args->size != sizeof(*args) ||
+	    (args->flags & ~SKAS_POLICY_MARKED) ||
 	    !skas_zeroed(args->reserved, ARRAY_SIZE(args->reserved)) ||
 	    args->nr >= SKAS_POLICY_NR)
+		return -EINVAL;
+	/* MARKED: NATIVE calls on an fd only. */
+	if ((args->flags & SKAS_POLICY_MARKED) &&
+	    (args->action != SKAS_POLICY_NATIVE ||
+	     !skas_native_safe[args->nr].mark))
 		return -EINVAL;
 	switch (args->action) {
 	case SKAS_POLICY_CONST:
@@ -214,6 +308,7 @@ long skas_aspace_set_policy(struct skas_aspace *as, void __user *uarg)
 	if (!p)
 		return -ENOMEM;
 	WRITE_ONCE(p[args.nr].value, args.value);
+	WRITE_ONCE(p[args.nr].flags, args.flags);
 	/* The value first: the probe reads the action with acquire. */
 	smp_store_release(&p[args.nr].action, args.action);
 	return 0;

@@ -165,7 +165,7 @@ static bool skas_policy_apply(struct skas_thread *t, struct pt_regs *regs,
 		regs->ax = READ_ONCE(t->run->thread_value);
 		return true;
 	case SKAS_POLICY_NATIVE:
-		if (!skas_native_ok(id, regs))
+		if (!skas_native_ok(t, id, READ_ONCE(p[id].flags), regs))
 			return false;
 		regs->orig_ax = id;
 		return true;
@@ -708,7 +708,7 @@ static void skas_native_done(struct skas_thread *t, bool passed)
 		skas_bounce_done(t);
 		return;
 	}
-	skas_mem_native_result(t->req, result);
+	skas_mem_native_result(t, t->req, result);
 	if (!skas_dying() && !t->req->error &&
 	    skas_mem_exec(t, t->req))
 		return;

@@ -29,6 +29,9 @@
  * @syscall_insn: a syscall instruction in the vDSO, for native syscalls
  * @policy:   SKAS_POLICY_NR entries, or NULL (all TRAP); read by the
  *            sys_enter probe, allocated once, freed with the object
+ * @fd_read:  the guest fds marked SKAS_FD_MARK_READ (SKAS_MARK_FDS); atomic
+ *            bit operations, read by the sys_enter probe
+ * @fd_write: the guest fds marked SKAS_FD_MARK_WRITE
  *
  * The final put (which may sleep: it may unregister the probes) comes from
  * the file's release or from a thread's free work.
@@ -41,15 +44,19 @@ struct skas_aspace {
 	kuid_t owner;
 	unsigned long syscall_insn;
 	struct skas_policy_entry *policy;
+	DECLARE_BITMAP(fd_read, SKAS_FD_MARK_MAX);
+	DECLARE_BITMAP(fd_write, SKAS_FD_MARK_MAX);
 };
 
 /**
  * struct skas_policy_entry - how one 64-bit syscall of a guest is handled
  * @action: SKAS_POLICY_*, written last (release), read first (acquire)
+ * @flags:  SKAS_POLICY_MARKED or 0
  * @value:  the SKAS_POLICY_CONST return value
  */
 struct skas_policy_entry {
 	u32 action;
+	u32 flags;
 	s64 value;
 };
 
@@ -57,8 +64,6 @@ struct skas_policy_entry {
 #define SKAS_OP_CLONE	0x100
 /* Kernel-internal SKAS_MEM operation: SKAS_RESET. */
 #define SKAS_OP_RESET	0x101
-/* Kernel-internal SKAS_MEM operation: SKAS_INSTALL_FD. */
-#define SKAS_OP_INSTALL_FD	0x102
 /* Kernel-internal SKAS_MEM operations: SKAS_GET_XSTATE, SKAS_SET_XSTATE. */
 #define SKAS_OP_XSAVE		0x103
 #define SKAS_OP_XRSTOR		0x104
@@ -81,7 +86,7 @@ enum skas_thread_state {
  * @done:  out: number done
  * @error: out: -errno of the failed operation, or 0
  * @result: out: the last native syscall's return value
- * @tmp_fd: SKAS_OP_INSTALL_FD: the guest fd to close after dup3()
+ * @tmp_fd: SKAS_MEM_INSTALL_FD: the guest fd to close after dup3()
  * @xstate: SKAS_OP_XSAVE, SKAS_OP_XRSTOR: the image (kernel, aligned)
  */
 struct skas_mem_req {
@@ -110,6 +115,7 @@ struct skas_mem_req {
  * @first_stop: the next stop is the first, after SKAS_ATTACH
  * @first_park: the stop work queued by the first stop, which parks
  * @attached:   the first stop happened: the thread can be run
+ * @unmarked:   SKAS_CLONE_UNMARKED: SKAS_POLICY_MARKED calls always trap
  * @state:      enum skas_thread_state
  * @task:       the host task (a task reference is held), or NULL
  * @run:        the run page (one accounted page, mmapped by the runtime)
@@ -165,6 +171,7 @@ struct skas_thread {
 	bool first_stop;
 	bool first_park;
 	bool attached;
+	bool unmarked;
 	struct task_struct *task;
 	struct skas_run *run;
 	struct skas_run ev;
@@ -215,14 +222,19 @@ void skas_aspace_put(struct skas_aspace *as);
 /* policy.c */
 int skas_aspace_copy_policy(struct skas_aspace *to, struct skas_aspace *from);
 long skas_aspace_set_policy(struct skas_aspace *as, void __user *uarg);
-bool skas_native_ok(long id, const struct pt_regs *regs);
+bool skas_native_ok(const struct skas_thread *t, long id, u32 flags,
+		    const struct pt_regs *regs);
+long skas_aspace_mark_fds(struct skas_aspace *as, void __user *uarg);
+void skas_aspace_copy_marks(struct skas_aspace *to, struct skas_aspace *from);
+void skas_aspace_unmark_fd(struct skas_aspace *as, u64 fd);
 
 /* mem.c */
 struct vm_area_struct;
 bool skas_keep_vma(struct vm_area_struct *vma, unsigned long vdso);
 struct skas_thread;
 int skas_mem_exec(struct skas_thread *t, struct skas_mem_req *req);
-void skas_mem_native_result(struct skas_mem_req *req, long result);
+void skas_mem_native_result(struct skas_thread *t, struct skas_mem_req *req,
+			    long result);
 int skas_mem_batch_prepare(void __user *uarg, struct skas_mem_batch *args,
 			   struct skas_mem_req *req);
 void skas_mem_req_free(struct skas_mem_req *req);

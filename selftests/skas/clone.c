@@ -237,7 +237,7 @@ TEST_F(guest, clone_bad_args)
 	EXPECT_EQ(EFAULT, errno);
 	memset(&c, 0, sizeof(c));
 	c.size = sizeof(c);
-	c.flags = 2;
+	c.flags = 4;	/* past SKAS_CLONE_THREAD | SKAS_CLONE_UNMARKED */
 	errno = 0;
 	EXPECT_EQ(-1, ioctl(self->g.thread, SKAS_CLONE, &c));
 	EXPECT_EQ(EINVAL, errno);

@@ -188,7 +188,7 @@ static void fill_batch(struct skas_mem_op ops[4], struct skas_mem_batch *b)
 
 	for (i = 0; i < n; i++) {
 		fill_header(&ops[i], sizeof(ops[i]));
-		ops[i].op = rnd() % 8 ? 1 + rnd() % 3 : rnd_small();
+		ops[i].op = rnd() % 8 ? 1 + rnd() % 5 : rnd_small();
 		ops[i].prot = rnd() % 8 ? rnd() % 8 : rnd_small();
 		ops[i].flags = rnd() % 4 ? 0x22 : rnd_small();
 		ops[i].fd = rnd() % 4 ? -1 : (int)rnd_small();
@@ -198,6 +198,11 @@ static void fill_batch(struct skas_mem_op ops[4], struct skas_mem_batch *b)
 		ops[i].reserved = rnd() % 16 ? 0 : 1;
 		if (ops[i].op != 1) {
 			ops[i].flags = rnd() % 8 ? 0 : ops[i].flags;
+		}
+		/* INSTALL_FD, CLOSE_FD: a guest fd, no range. */
+		if (ops[i].op == 4 || ops[i].op == 5) {
+			ops[i].addr = rnd() % 4 ? rnd() % 8 : rnd_addr();
+			ops[i].len = rnd() % 4 ? 0 : ops[i].len;
 		}
 	}
 	fill_header(b, sizeof(*b));
@@ -327,7 +332,7 @@ static void fuzz_misc(struct fuzz *f)
 		SKAS_CREATE_THREAD, SKAS_MEM, SKAS_MEM_READ, SKAS_MEM_WRITE,
 		SKAS_RESET, SKAS_ATTACH, SKAS_RUN, SKAS_KICK, SKAS_CLONE,
 		SKAS_SET_POLICY, SKAS_INSTALL_FD, SKAS_GET_XSTATE,
-		SKAS_SET_XSTATE, SKAS_RUN_MEM,
+		SKAS_SET_XSTATE, SKAS_RUN_MEM, SKAS_MARK_FDS,
 	};
 	int fds[] = { f->g.dev, f->g.as, f->g.thread };
 	char buf[64];

@@ -62,10 +62,21 @@
  *                          module's safe list, -EPERM for the others).  ia32
  *                          and x32 syscalls are always trapped.  A fork
  *                          inherits the policy; SKAS_RESET keeps it.
+ *                          SKAS_POLICY_MARKED limits a NATIVE entry to
+ *                          marked fds (SKAS_MARK_FDS).
  *   SKAS_INSTALL_FD        arg: struct skas_install_fd *.  Installs a
  *                          runtime file into the guest's fd table at a
  *                          given number (replacing what was there), done
  *                          by a stopped guest thread in its own context.
+ *   SKAS_MARK_FDS          arg: struct skas_mark_fds *.  Sets the fd marks
+ *                          of a range of guest fds (SKAS_CAP_FD_MARK), at
+ *                          once, whatever its threads do.  A NATIVE entry
+ *                          with SKAS_POLICY_MARKED (read, write, their
+ *                          p- and v- forms, lseek, fstat) runs on the host
+ *                          only if its fd has the call's mark, else it is
+ *                          trapped.  Only this ioctl sets a mark; a fork
+ *                          inherits them; SKAS_MEM_INSTALL_FD and
+ *                          SKAS_MEM_CLOSE_FD of an fd clear its marks.
  *   SKAS_MEM_READ          arg: struct skas_mem_rw *.  Copies guest memory
  *   SKAS_MEM_WRITE         to or from a runtime buffer, ignoring the
  *                          guest's protections (like ptrace PEEK/POKE).
@@ -111,7 +122,11 @@
  *                          reaps it); SKAS_CLONE_THREAD makes a new thread
  *                          of the same address space.  The child is bound
  *                          before it runs a single instruction and stops
- *                          with the parent's registers.  Returns 0 with the
+ *                          with the parent's registers.
+ *                          SKAS_CLONE_UNMARKED: the child (and its clones)
+ *                          traps every SKAS_POLICY_MARKED call, for a
+ *                          child whose guest fd table is not its address
+ *                          space's (vfork).  Returns 0 with the
  *                          child's thread descriptor, its address-space
  *                          descriptor (fork; -1 for a thread) and its
  *                          host tid.
@@ -164,6 +179,7 @@
 #define SKAS_CAP_END_CAUSE	12	/* ptraced guests ended, SKAS_EXIT_EXITED.cause */
 #define SKAS_CAP_XSTATE		13	/* SKAS_GET/SET_XSTATE; the value: image size */
 #define SKAS_CAP_RUN_MEM	14	/* SKAS_RUN_MEM */
+#define SKAS_CAP_FD_MARK	15	/* fd marks; the value: SKAS_FD_MARK_MAX */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -178,6 +194,7 @@
 #define SKAS_RESET		_IO(SKASIO, 0x14)
 #define SKAS_SET_POLICY		_IOW(SKASIO, 0x15, struct skas_policy)
 #define SKAS_INSTALL_FD		_IOW(SKASIO, 0x16, struct skas_install_fd)
+#define SKAS_MARK_FDS		_IOW(SKASIO, 0x17, struct skas_mark_fds)
 
 /* ioctls on a thread fd */
 #define SKAS_ATTACH		_IOW(SKASIO, 0x20, struct skas_attach)
@@ -226,11 +243,12 @@ struct skas_attach {
 
 /* struct skas_clone.flags */
 #define SKAS_CLONE_THREAD	0x1	/* a thread of the same address space */
+#define SKAS_CLONE_UNMARKED	0x2	/* the child ignores fd marks (FD_MARK) */
 
 /**
  * struct skas_clone - argument of SKAS_CLONE
  * @size:      in: sizeof(struct skas_clone)
- * @flags:     in: 0 (fork) or SKAS_CLONE_THREAD
+ * @flags:     in: 0 (fork) or SKAS_CLONE_THREAD, and SKAS_CLONE_UNMARKED
  * @thread_fd: out: the child's thread descriptor (O_CLOEXEC)
  * @aspace_fd: out: the child's address-space descriptor (O_CLOEXEC); -1
  *             for SKAS_CLONE_THREAD
@@ -257,10 +275,13 @@ struct skas_clone {
 /* Syscall numbers SKAS_SET_POLICY accepts: [0, SKAS_POLICY_NR). */
 #define SKAS_POLICY_NR		512
 
+/* struct skas_policy.flags */
+#define SKAS_POLICY_MARKED	0x1	/* NATIVE only on an fd with the call's mark */
+
 /**
  * struct skas_policy - argument of SKAS_SET_POLICY
  * @size:     sizeof(struct skas_policy)
- * @flags:    none defined yet; must be 0
+ * @flags:    SKAS_POLICY_MARKED (SKAS_CAP_FD_MARK, NATIVE only) or 0
  * @nr:       x86-64 syscall number, below SKAS_POLICY_NR
  * @action:   SKAS_POLICY_TRAP, SKAS_POLICY_CONST, SKAS_POLICY_NATIVE or
  *            SKAS_POLICY_THREAD
@@ -295,10 +316,36 @@ struct skas_install_fd {
 	__u64 reserved[2];
 };
 
+/* fd marks (SKAS_CAP_FD_MARK): which NATIVE calls a guest fd may take */
+#define SKAS_FD_MARK_READ	0x1	/* read, pread64, readv, preadv */
+#define SKAS_FD_MARK_WRITE	0x2	/* write, pwrite64, writev, pwritev */
+#define SKAS_FD_MARK_MAX	1024	/* fds [0, SKAS_FD_MARK_MAX) can be marked */
+
+/**
+ * struct skas_mark_fds - argument of SKAS_MARK_FDS
+ * @size:     sizeof(struct skas_mark_fds)
+ * @marks:    SKAS_FD_MARK_READ | SKAS_FD_MARK_WRITE, or 0 (no mark)
+ * @first:    the first guest fd of the range
+ * @count:    how many; first + count <= SKAS_FD_MARK_MAX
+ * @reserved: must be 0
+ *
+ * Sets the marks of every fd of the range to @marks.  lseek and fstat
+ * need either mark.
+ */
+struct skas_mark_fds {
+	__u32 size;
+	__u32 marks;
+	__u32 first;
+	__u32 count;
+	__u64 reserved[2];
+};
+
 /* struct skas_mem_op.op */
 #define SKAS_MEM_MAP		1	/* mmap(addr, len, prot, flags|MAP_FIXED, fd, offset) */
 #define SKAS_MEM_UNMAP		2	/* munmap(addr, len) */
 #define SKAS_MEM_PROTECT	3	/* mprotect(addr, len, prot) */
+#define SKAS_MEM_INSTALL_FD	4	/* runtime fd at guest fd addr (FD_MARK) */
+#define SKAS_MEM_CLOSE_FD	5	/* close guest fd addr, if open (FD_MARK) */
 
 /* struct skas_mem_op.flags for SKAS_MEM_MAP: exactly one of SHARED, PRIVATE */
 #define SKAS_MAP_SHARED		0x01
@@ -310,17 +357,21 @@ struct skas_install_fd {
 
 /**
  * struct skas_mem_op - one operation of a SKAS_MEM batch
- * @op:       SKAS_MEM_MAP, SKAS_MEM_UNMAP or SKAS_MEM_PROTECT
- * @prot:     PROT_READ | PROT_WRITE | PROT_EXEC (MAP, PROTECT); 0 for UNMAP
- * @flags:    SKAS_MAP_* (MAP); 0 otherwise
- * @fd:       a runtime fd for a file mapping; -1 otherwise
- * @addr:     page aligned guest address
- * @len:      page aligned length, > 0
+ * @op:       SKAS_MEM_MAP, SKAS_MEM_UNMAP, SKAS_MEM_PROTECT,
+ *            SKAS_MEM_INSTALL_FD or SKAS_MEM_CLOSE_FD
+ * @prot:     PROT_READ | PROT_WRITE | PROT_EXEC (MAP, PROTECT); 0 otherwise
+ * @flags:    SKAS_MAP_* (MAP); SKAS_FD_CLOEXEC or 0 (INSTALL_FD); 0 otherwise
+ * @fd:       a runtime fd for a file mapping or INSTALL_FD; -1 otherwise
+ * @addr:     page aligned guest address; the guest fd (0 to INT_MAX) for
+ *            INSTALL_FD and CLOSE_FD
+ * @len:      page aligned length, > 0; 0 for INSTALL_FD and CLOSE_FD
  * @offset:   page aligned file offset (file MAP); 0 otherwise
  * @reserved: must be 0
  *
- * The range must be a user range and must not touch the vDSO and its data
- * pages.
+ * A memory range must be a user range and must not touch the vDSO and its
+ * data pages.  INSTALL_FD puts the runtime's file at the guest fd as
+ * SKAS_INSTALL_FD does; CLOSE_FD closes the guest fd (a free one is no
+ * error).  Both clear the guest fd's marks before and after they act.
  */
 struct skas_mem_op {
 	__u32 op;
