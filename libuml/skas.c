@@ -75,7 +75,8 @@ static unsigned int policies(int dev)
 		mask |= UML_POLICY_BIT(UML_POLICY_NATIVE) |
 			UML_POLICY_BIT(UML_POLICY_THREAD);
 	if ((mask & UML_POLICY_BIT(UML_POLICY_NATIVE)) &&
-	    has_cap(dev, SKAS_CAP_FD_MARK) == SKAS_FD_MARK_MAX)
+	    ioctl(dev, SKAS_CHECK_EXTENSION, SKAS_CAP_FD_MARK) ==
+	    SKAS_FD_MARK_MAX)
 		mask |= UML_POLICY_BIT(UML_POLICY_NATIVE_MARKED);
 	return mask;
 }

@@ -188,8 +188,13 @@ long skas_thread_clone(struct skas_thread *t, void __user *uarg)
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
-	/* Before the child runs: its first call may be a marked one. */
-	c->unmarked = t->unmarked || (args.flags & SKAS_CLONE_UNMARKED);
+	/*
+	 * Before the child runs: its first call may be a marked one.  A
+	 * thread shares the host fd table of its creator, a fork has a copy
+	 * of its own, with the marks, for the runtime to sort out.
+	 */
+	c->unmarked = (args.flags & SKAS_CLONE_UNMARKED) ||
+		      (t->unmarked && (args.flags & SKAS_CLONE_THREAD));
 
 	req.files = &nofile;
 	spin_lock_irqsave(&t->lock, flags);

@@ -254,11 +254,21 @@ TEST_F(mark, unmarked_clones_trap_marked_calls)
 	crun = map_child(&c);
 	ASSERT_NE(NULL, crun);
 	EXPECT_EQ(TRAPPED, call(c.thread_fd, crun, SYS_read, 3, DATA, 1));
-	/* Its own clones inherit it, threads and forks alike. */
+	/* Its threads inherit it. */
 	ASSERT_EQ(0, clone_flags(c.thread_fd, SKAS_CLONE_THREAD, &gc));
 	gcrun = map_child(&gc);
 	ASSERT_NE(NULL, gcrun);
 	EXPECT_EQ(TRAPPED, call(gc.thread_fd, gcrun, SYS_read, 3, DATA, 1));
+	munmap(gcrun, SKAS_RUN_PAGE_SIZE);
+	close(gc.thread_fd);
+	/* Its fork has a host table (and marks) of its own: marked. */
+	ASSERT_EQ(0, clone_flags(c.thread_fd, 0, &gc));
+	gcrun = map_child(&gc);
+	ASSERT_NE(NULL, gcrun);
+	EXPECT_EQ(1, call(gc.thread_fd, gcrun, SYS_read, 3, DATA, 1));
+	ASSERT_EQ(1, write(self->p[1], "b", 1));
+	close(gc.aspace_fd);
+	waitpid(gc.host_tid, NULL, 0);
 	/* The other threads of the address space still use the mark. */
 	EXPECT_EQ(1, CALL(SYS_read, 3, DATA, 1));
 	munmap(gcrun, SKAS_RUN_PAGE_SIZE);

@@ -123,8 +123,8 @@
  *                          of the same address space.  The child is bound
  *                          before it runs a single instruction and stops
  *                          with the parent's registers.
- *                          SKAS_CLONE_UNMARKED: the child (and its clones)
- *                          traps every SKAS_POLICY_MARKED call, for a
+ *                          SKAS_CLONE_UNMARKED: the child (and the threads
+ *                          it clones) traps every SKAS_POLICY_MARKED call, for a
  *                          child whose guest fd table is not its address
  *                          space's (vfork).  Returns 0 with the
  *                          child's thread descriptor, its address-space
