@@ -100,11 +100,14 @@ static int exec_unshare(struct task *t)
 		return r;
 	for (q = procs; q; q = q->next)
 		if (q->as == old && !q->as_shared)
-			fast_proc_inherit(t->p, q);	/* what the copy holds */
+			break;
+	if (q)
+		fast_proc_inherit(t->p, q);	/* what the copy holds */
 	usage_as_left(t);	/* oth's times, before it goes */
 	t->th = th;
 	uml_thread_set_data(th, t);
 	t->p->as = as;
+	fdpass_unshared(t->p, q ? q->fdt : NULL);
 	uml_thread_destroy(oth);
 	proc_as_leave(t->p, old);
 	fast_task_setup(t);
@@ -150,6 +153,7 @@ static int exec_commit(struct task *t, int fd, int ifd, const char *path,
 		struct fdtable *n = fdt_copy(p->fdt);
 
 		if (n) {
+			fdpass_drop(p->fdt);	/* two tables, one host table */
 			fdt_put(p->fdt);
 			p->fdt = n;
 		}
@@ -441,6 +445,7 @@ static struct task *init_task(void)
 	r = uml_aspace_create(host, &p->as, &th);
 	if (r < 0)
 		die("cannot create an address space: %s", uml_strerror(r));
+	fdpass_aspace_new(p, true);
 	t = task_new(p, th, p->pid);
 	if (!t)
 		die("out of memory");

@@ -121,8 +121,12 @@ void fdt_put(struct fdtable *fdt)
 		return;
 	sigfd_dirty = true;	/* a holder of signalfds may be gone */
 	locks_release(fdt);
-	for (i = 0; i < fdt->size; i++)
+	for (i = 0; i < fdt->size; i++) {
 		file_put(fdt->ent[i].f);
+		fdt->ent[i].f = NULL;
+	}
+	if (!fdpass_release(fdt))
+		return;		/* fdpass_done() frees it */
 	free(fdt->ent);
 	free(fdt);
 }
@@ -133,6 +137,7 @@ void fdt_close_on_exec(struct fdtable *fdt)
 
 	for (i = 0; i < fdt->size; i++) {
 		if (fdt->ent[i].f && fdt->ent[i].cloexec) {
+			fdpass_forget(fdt, i);
 			locks_close(fdt, fdt->ent[i].f);
 			file_put(fdt->ent[i].f);
 			fdt->ent[i].f = NULL;
@@ -226,6 +231,8 @@ static int fd_install_at(struct task *t, int fd, struct file *f, bool cloexec)
 		return -EMFILE;
 	}
 	old = fdt->ent[fd].f;
+	if (old)
+		fdpass_forget(fdt, fd);
 	fdt->ent[fd].f = f;
 	fdt->ent[fd].cloexec = cloexec;
 	if (old)
@@ -704,6 +711,7 @@ long sys_close(struct task *t, const uint64_t *a)
 
 	if (!e)
 		return -EBADF;
+	fdpass_forget(t->p->fdt, a[0]);
 	locks_close(t->p->fdt, e->f);
 	file_put(e->f);
 	e->f = NULL;
@@ -731,6 +739,7 @@ long sys_close_range(struct task *t, const uint64_t *a)
 
 		if (!own)
 			return -ENOMEM;
+		fdpass_drop(fdt);	/* two tables in one host table */
 		fdt_put(fdt);
 		t->p->fdt = fdt = own;
 	}
@@ -743,6 +752,7 @@ long sys_close_range(struct task *t, const uint64_t *a)
 			e->cloexec = true;
 			continue;
 		}
+		fdpass_forget(fdt, i);
 		file_put(e->f);
 		e->f = NULL;
 		e->cloexec = false;

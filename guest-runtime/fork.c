@@ -175,7 +175,9 @@ static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
 	 */
 	if (flags & CLONE_VM) {
 		as = t->p->as;
-		r = uml_thread_clone(t->th, UML_CLONE_THREAD, &th, NULL);
+		/* Its guest fd table is not that of the host's it runs in. */
+		r = uml_thread_clone(t->th, UML_CLONE_THREAD | UML_CLONE_UNMARKED,
+				     &th, NULL);
 	} else {
 		r = uml_thread_clone(t->th, 0, &th, &as);
 	}
@@ -211,6 +213,7 @@ static long clone_process(struct task *t, uint64_t flags, uint64_t stack,
 			p->fdt->ent[pidfd_nr].cloexec = false;
 		}
 	}
+	fdpass_fork(p, t->p);
 	if (flags & G_CLONE_CLEAR_SIGHAND)
 		sig_exec_reset(p);	/* clone3: flush_signal_handlers() */
 	/* Its getpid, getppid... are still the parent's: correct them. */
@@ -702,6 +705,7 @@ long sys_unshare(struct task *t, const uint64_t *a)
 		fdt = fdt_copy(t->p->fdt);
 		if (!fdt)
 			return -ENOMEM;
+		fdpass_drop(t->p->fdt);	/* two tables in one host table */
 		fdt_put(t->p->fdt);
 		t->p->fdt = fdt;
 	}

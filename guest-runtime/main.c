@@ -50,7 +50,8 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: umlrun [--backend=skas|ptrace|auto] [--root=DIR] [--rw]\n"
-		"              [--strace] [--stats] [--no-fast] [--max-procs=N]\n"
+		"              [--strace] [--stats] [--no-fast] [--no-passthrough]\n"
+		"              [--max-procs=N]\n"
 		"              [--net=inet|none|host] [--cpus=N]\n"
 		"              [--] PROGRAM [ARGS...]\n"
 		"       umlrun --list-syscalls | --version\n");
@@ -99,6 +100,8 @@ static int parse_options(int argc, char **argv)
 			opt.stats = true;
 		} else if (strcmp(s, "--no-fast") == 0) {
 			opt.no_fast = true;
+		} else if (strcmp(s, "--no-passthrough") == 0) {
+			opt.no_passthrough = true;
 		} else if (strncmp(s, "--net=", 6) == 0) {
 			if (strcmp(s + 6, "inet") == 0)
 				opt.net = NET_INET;
@@ -236,6 +239,7 @@ int main(int argc, char **argv)
 		die("cannot open backend '%s': %s",
 		    uml_backend_name(opt.backend), uml_strerror(r));
 	fast_init();
+	fdpass_init();
 	if (!opt.cpus)
 		opt.cpus = host_cpus();
 	guest_ncpus = opt.cpus;

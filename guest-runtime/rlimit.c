@@ -60,6 +60,8 @@ static long rlimit_set(struct task *t, unsigned int res, const struct grlimit *n
 	if (n->max > cur->max && !(t->cap_eff & (1ULL << CAP_SYS_RESOURCE)))
 		return -EPERM;
 	*cur = *n;
+	if (res == RLIMIT_FSIZE)
+		fdpass_limits(t->p);	/* native writes only without it */
 	return 0;
 }
 

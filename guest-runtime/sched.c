@@ -640,6 +640,7 @@ static void handle_exit(struct task *t, const struct uml_exit *ex)
  */
 static bool run_task(struct task *t)
 {
+	struct fdpass_batch b;
 	struct uml_exit ex;
 	int r;
 
@@ -666,12 +667,17 @@ static bool run_task(struct task *t)
 		}
 		current = t;
 		__atomic_store_n(&self->run_task, t, __ATOMIC_RELEASE);
+		/* Changes of its host fd table go with the resume (fdpass.c). */
+		fdpass_take(t, &b);
 		brl_unlock();
-		r = uml_thread_run(t->th, &ex);
+		r = b.n ? uml_thread_run_mem(t->th, b.ops, b.n, &ex)
+			: uml_thread_run(t->th, &ex);
 		/* Before the lock: a SIGALRM must not kick it once it is gone. */
 		current = NULL;
 		__atomic_store_n(&self->run_task, NULL, __ATOMIC_RELEASE);
 		brl_lock();
+		if (fdpass_done(t, &b, r))
+			continue;	/* the batch failed: run without it */
 		if (t->state == TASK_DEAD)
 			return false;
 		if (r < 0) {

@@ -66,6 +66,7 @@ void stats_print(void)
 	fprintf(stderr, "umlrun: backend %s\n",
 		uml_backend_name(uml_host_backend(host)));
 	fast_stats_print();
+	fdpass_stats_print();
 	fprintf(stderr, "umlrun: %-20s %10s %12s\n", "syscall", "calls",
 		"usec");
 	for (nr = 0; nr < MAX_NR; nr++)
@@ -357,4 +358,6 @@ void syscall_handle(struct task *t)
 	t->sys_again = false;
 	wait_reset(&t->w);
 	t->state = TASK_RUNNABLE;
+	if (fdpass_enabled())
+		fdpass_syscall(t, nr, a[0]);
 }

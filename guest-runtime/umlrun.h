@@ -54,6 +54,7 @@ struct options {
 	bool strace;
 	bool stats;
 	bool no_fast;		/* no fast tiers, no vDSO: every syscall traps */
+	bool no_passthrough;	/* --no-passthrough: no native file I/O */
 	int cpus;		/* --cpus=: workers, the guest's CPUs */
 	int max_procs;
 	enum uml_backend backend;
@@ -97,6 +98,8 @@ struct file {
 	bool procdir;		/* the host's /proc: listed with guest pids */
 	bool in_proc;		/* on the host's procfs (procfs.c) */
 	bool synth;		/* text made by procfs.c: no seals, no xattrs */
+	bool pass_known;	/* pass_ok is set (fdpass.c) */
+	bool pass_ok;		/* a regular file the guest may do I/O on */
 	/* Sockets (socket.c) */
 	int sock_family, sock_type;
 	int peer_pid;		/* SO_PEERCRED's guest pid, 0 if not known */
@@ -127,13 +130,49 @@ struct file {
 struct fdent {
 	struct file *f;
 	bool cloexec;
+	bool host_in;		/* in the host fd table at this number (fdpass.c) */
+	uint8_t marks;		/* its UML_FD_MARK_* there */
+};
+
+/* A change of a guest's host fd table, to be done (fdpass.c). */
+struct fdpass_op {
+	unsigned int fd;
+	struct file *f;		/* install it (a reference), or NULL: close */
 };
 
 struct fdtable {
 	int refs;
 	int size;
 	struct fdent *ent;
+	/* Its mirror in a host fd table (fdpass.c) */
+	struct uml_aspace *pass_as;	/* that table's address space, or NULL */
+	struct fdpass_op *pend;		/* queued, in order */
+	int npend, pend_cap;
+	bool inflight;			/* a batch of it is being applied */
+	int pass_hold;			/* batches out: free it after them */
 };
+
+/* fdpass.c: native file I/O */
+#define FDPASS_BATCH	64
+struct fdpass_batch {
+	struct fdtable *fdt;
+	unsigned int n;
+	struct uml_mem_op ops[FDPASS_BATCH];
+	struct fdpass_op op[FDPASS_BATCH];
+};
+void fdpass_init(void);
+bool fdpass_enabled(void);
+void fdpass_stats_print(void);	/* --stats */
+void fdpass_aspace_new(struct proc *p, bool set_policy);
+void fdpass_forget(struct fdtable *fdt, unsigned int fd);
+void fdpass_drop(struct fdtable *fdt);
+void fdpass_syscall(struct task *t, unsigned long nr, unsigned int fd);
+void fdpass_limits(struct proc *p);
+void fdpass_fork(struct proc *c, struct proc *parent);
+void fdpass_unshared(struct proc *p, struct fdtable *parent_fdt);
+bool fdpass_release(struct fdtable *fdt);
+unsigned int fdpass_take(struct task *t, struct fdpass_batch *b);
+bool fdpass_done(struct task *t, struct fdpass_batch *b, int r);
 
 struct file *file_new(int hostfd, int flags);
 bool would_block(struct file *f, short events);	/* a blocking host fd's poll */

@@ -10,6 +10,7 @@
 
 #include "libuml_test.h"
 
+#define NR_READ			0
 #define NR_GETPID		39
 #define NR_EXECVE		59
 #define NR_GETTID		186
@@ -85,6 +86,9 @@ TEST_F(policy, tiers_announced_match_the_backend)
 		    skas_has_cap(SKAS_CAP_POLICY_NATIVE))
 			want |= UML_POLICY_BIT(UML_POLICY_NATIVE) |
 				UML_POLICY_BIT(UML_POLICY_THREAD);
+		if ((want & UML_POLICY_BIT(UML_POLICY_NATIVE)) &&
+		    skas_has_cap(SKAS_CAP_FD_MARK))
+			want |= UML_POLICY_BIT(UML_POLICY_NATIVE_MARKED);
 	}
 	EXPECT_EQ(want, self->tiers);
 }
@@ -94,7 +98,7 @@ TEST_F(policy, bad_arguments_are_einval)
 	EXPECT_EQ(-EINVAL, uml_aspace_set_policy(self->as, UML_POLICY_NR,
 						 UML_POLICY_TRAP, 0));
 	EXPECT_EQ(-EINVAL, uml_aspace_set_policy(self->as, NR_GETPID,
-						 (enum uml_policy)4, 0));
+						 (enum uml_policy)5, 0));
 	EXPECT_EQ(-EINVAL, uml_aspace_set_policy(self->as, NR_GETPID,
 						 UML_POLICY_TRAP, 1));
 	EXPECT_EQ(-EINVAL, uml_aspace_set_policy(self->as, NR_GETTID,
@@ -113,6 +117,7 @@ TEST_F(policy, unannounced_tiers_are_eopnotsupp)
 		{ UML_POLICY_CONST, NR_GETPID },
 		{ UML_POLICY_NATIVE, NR_CLOCK_GETTIME },
 		{ UML_POLICY_THREAD, NR_GETTID },
+		{ UML_POLICY_NATIVE_MARKED, NR_READ },
 	};
 	unsigned int i, refused = 0;
 
@@ -130,8 +135,16 @@ TEST_F(policy, unannounced_tiers_are_eopnotsupp)
 	}
 	if (!(self->tiers & UML_POLICY_BIT(UML_POLICY_THREAD)))
 		EXPECT_EQ(-EOPNOTSUPP, uml_thread_set_value(self->t, 3));
+	if (!(self->tiers & UML_POLICY_BIT(UML_POLICY_NATIVE_MARKED))) {
+		struct uml_mem_op op = { .op = UML_MEM_CLOSE_FD, .fd = -1,
+					 .addr = 3 };
+
+		EXPECT_EQ(-EOPNOTSUPP, uml_aspace_mark_fds(self->as, 3, 1,
+							   UML_FD_MARK_READ));
+		EXPECT_EQ(-EOPNOTSUPP, uml_aspace_mem(self->as, &op, 1, NULL));
+	}
 	if (variant->backend == UML_BACKEND_PTRACE)
-		EXPECT_EQ(3, refused);
+		EXPECT_EQ(4, refused);
 	if (!refused)
 		SKIP(return, "the host announces every tier");
 }
@@ -237,6 +250,88 @@ TEST_F(policy, native_runs_in_the_guest_and_is_confined)
 	ASSERT_EQ(0, do_syscall(self->t, NR_CLOCK_GETTIME, CLOCK_MONOTONIC,
 				0x1000, &self->ex));
 	ASSERT_ANSWERED(self->t, &self->ex, -EFAULT);
+}
+
+/* uml_thread_run_mem(): the batch, then the run, on every backend. */
+TEST_F(policy, run_mem_applies_the_batch_first)
+{
+	struct uml_mem_op op = {
+		.op = UML_MEM_MAP, .prot = PROT_READ | PROT_WRITE,
+		.flags = UML_MAP_PRIVATE | UML_MAP_ANONYMOUS, .fd = -1,
+		.addr = GUEST_DATA + 16 * PAGE, .len = PAGE,
+	};
+	struct uml_regs *r = uml_thread_regs(self->t);
+	uint64_t v = 0;
+
+	r->rip = GUEST_CODE;
+	r->rsp = GUEST_DATA + PAGE;
+	r->rax = NR_GETPID;
+	ASSERT_EQ(0, uml_thread_run_mem(self->t, &op, 1, &self->ex));
+	ASSERT_TRAPPED(&self->ex, NR_GETPID);
+	EXPECT_EQ(sizeof(v), uml_mem_read(self->as, &v, op.addr, sizeof(v)));
+	/* A bad operation: nothing ran. */
+	op.len = 1;
+	r->rip = GUEST_CODE;
+	EXPECT_EQ(-EINVAL, uml_thread_run_mem(self->t, &op, 1, &self->ex));
+	EXPECT_EQ(GUEST_CODE, r->rip);
+	EXPECT_EQ(-EINVAL, uml_thread_run_mem(self->t, NULL, 1, &self->ex));
+	EXPECT_EQ(-EINVAL, uml_thread_run_mem(self->t, &op, 1, NULL));
+	/* No operation: a plain run. */
+	r->rip = GUEST_CODE;
+	r->rax = NR_GETPID;
+	ASSERT_EQ(0, uml_thread_run_mem(self->t, NULL, 0, &self->ex));
+	ASSERT_TRAPPED(&self->ex, NR_GETPID);
+}
+
+/* fd marks: a NATIVE_MARKED read runs only on a marked, installed fd. */
+TEST_F(policy, marked_fds_read_natively)
+{
+	struct uml_mem_op op = { .op = UML_MEM_INSTALL_FD, .addr = 3 };
+	struct uml_regs *r = uml_thread_regs(self->t);
+	int p[2];
+
+	NEED_TIER(self, UML_POLICY_NATIVE_MARKED, "NATIVE_MARKED");
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(4, write(p[1], "abcd", 4));
+	ASSERT_EQ(0, uml_aspace_set_policy(self->as, NR_READ,
+					   UML_POLICY_NATIVE_MARKED, 0));
+	op.fd = p[0];
+	r->rip = GUEST_CODE;
+	r->rsp = GUEST_DATA + PAGE;
+	r->rax = NR_READ;
+	r->rdi = 3;
+	r->rsi = GUEST_DATA;
+	r->rdx = 2;
+	/* Installed with the resume, not marked: the read traps. */
+	ASSERT_EQ(0, uml_thread_run_mem(self->t, &op, 1, &self->ex));
+	ASSERT_TRAPPED(&self->ex, NR_READ);
+	ASSERT_EQ(0, uml_aspace_mark_fds(self->as, 3, 1, UML_FD_MARK_READ));
+	ASSERT_EQ(0, do_syscall(self->t, NR_READ, 3, GUEST_DATA, &self->ex));
+	/* rdx is still 2 from above */
+	ASSERT_ANSWERED(self->t, &self->ex, 2);
+	/* Closed with the resume: unmarked again. */
+	op.op = UML_MEM_CLOSE_FD;
+	op.fd = -1;
+	r->rip = GUEST_CODE;
+	r->rax = NR_READ;
+	ASSERT_EQ(0, uml_thread_run_mem(self->t, &op, 1, &self->ex));
+	ASSERT_TRAPPED(&self->ex, NR_READ);
+	/* Bad values */
+	EXPECT_EQ(-EINVAL, uml_aspace_mark_fds(self->as, UML_FD_MARK_MAX, 1,
+					       UML_FD_MARK_READ));
+	EXPECT_EQ(-EINVAL, uml_aspace_mark_fds(self->as, 0, 1, 4));
+	EXPECT_EQ(-EINVAL, uml_aspace_mark_fds(NULL, 0, 1, 1));
+	op.len = PAGE;
+	EXPECT_EQ(-EINVAL, uml_aspace_mem(self->as, &op, 1, NULL));
+	op.len = 0;
+	op.op = UML_MEM_INSTALL_FD;
+	op.fd = 9999;
+	EXPECT_EQ(-EBADF, uml_aspace_mem(self->as, &op, 1, NULL));
+	op.fd = p[0];
+	op.flags = 2;
+	EXPECT_EQ(-EINVAL, uml_aspace_mem(self->as, &op, 1, NULL));
+	close(p[0]);
+	close(p[1]);
 }
 
 TEST_HARNESS_MAIN

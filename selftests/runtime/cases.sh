@@ -480,6 +480,31 @@ else
 	vdso=yes
 fi
 expect_grep "--stats says whether the fast tiers are on" "$tiers" --stats $BB true
+# Native file I/O (Documentation/runtime.rst): on skas.ko unless --no-fast,
+# every I/O call on a regular file (fileio.c, natively and as a guest,
+# compared) and a byte-a-call read loop, whose reads then stay native.
+for part in coherence fork exec vfork fsize reuse many threads race; do
+	run_case "native file I/O: $part, as the kernel's" "$TESTBIN/fileio $part"
+done
+if [ -z "$NOFAST" ] && [ "$B" = skas ]; then
+	pass='^umlrun: native file I/O on: '
+	maxreads=100
+else
+	pass='^umlrun: native file I/O off '
+	maxreads=999999
+fi
+setup_work
+(cd "$WORK/w" && guest_timeout "$UMLRUN" --backend="$B" $UOPTS --rw --stats \
+	"$TESTBIN/fileio" bytes 10) > "$WORK/out" 2>&1
+reads=$($BB awk '$1 == "umlrun:" && $2 == "read" { print $3 }' "$WORK/out")
+if $BB grep -q "^bytes: $((10 * 4095 * 98))\$" "$WORK/out" &&
+   $BB grep -q -- "$pass" "$WORK/out" && [ "${reads:-0}" -lt $maxreads ]; then
+	ok "native file I/O: 40,960 one-byte reads, ${reads:-0} trapped"
+else
+	not_ok "native file I/O: 40,960 one-byte reads, ${reads:-0} trapped"
+	$BB grep -v "^umlrun: [a-z_0-9]* *[0-9]* *[0-9]*\$" "$WORK/out" | \
+		$BB head -8 | $BB sed 's/^/# /'
+fi
 expect_output "vDSO (AT_SYSINFO_EHDR) unless --no-fast" "vdso $vdso" "$TESTBIN/ids" vdso
 # Identity calls checked against the runtime's own answers across fork,
 # exec, threads, reparenting, setpgid, setsid and setuid; with the tiers

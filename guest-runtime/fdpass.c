@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Native file I/O (skas.ko's fd marks, UML_POLICY_NATIVE_MARKED): the
+ * host file behind a guest fd of a regular file goes into the guest's own
+ * host fd table at the guest's number and is marked there, so that the
+ * guest's read, write, pread64, pwrite64, readv, writev, preadv, pwritev,
+ * lseek and fstat of it run on the host, without a round trip.  Every
+ * other call still traps, and the runtime answers it with its own host fd
+ * of the same open file: offset, flags and attributes stay one.
+ * Documentation/runtime.rst, "Native file I/O", says why it is sound.
+ *
+ * A guest fd table (struct fdtable) is mirrored into the host fd table of
+ * one address space, fdt->pass_as, that of the process owning both; a
+ * table shared with a process in another address space has no mirror.
+ * Of an entry, host_in says the file is (or is about to be) installed at
+ * its number, marks which calls may use it.  The invariant: a marked
+ * number holds the entry's open file in the host table.  So
+ *  - before an entry changes (fdpass_forget()), its marks are cleared at
+ *    once (uml_aspace_mark_fds(): the guest's next call traps) and a close
+ *    of the number is queued;
+ *  - an install is queued at a trapped I/O call of an eligible entry
+ *    (fdpass_syscall()), and marked only once it is done (fdpass_done());
+ *  - queued operations go to the host with the next run of a thread of
+ *    the process (uml_thread_run_mem(): no hand-off of their own), one
+ *    batch of a table at a time, so that they happen in the order queued.
+ * The runtime lock (smp.c) covers all of it but the run itself.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "umlrun.h"
+
+static bool pass_on;
+/* --stats */
+static unsigned long long n_install, n_close, n_mark, n_drop;
+
+static const unsigned int marked_nrs[] = {
+	SYS_read, SYS_write, SYS_pread64, SYS_pwrite64, SYS_readv,
+	SYS_writev, SYS_preadv, SYS_pwritev, SYS_lseek, SYS_fstat,
+};
+
+void fdpass_init(void)
+{
+	pass_on = !opt.no_fast && !opt.no_passthrough &&
+		  (uml_host_policies(host) &
+		   UML_POLICY_BIT(UML_POLICY_NATIVE_MARKED));
+}
+
+bool fdpass_enabled(void)
+{
+	return pass_on;
+}
+
+void fdpass_stats_print(void)
+{
+	if (!pass_on) {
+		fprintf(stderr, "umlrun: native file I/O off (%s)\n",
+			opt.no_fast ? "--no-fast" :
+			opt.no_passthrough ? "--no-passthrough" :
+			"the backend has no fd marks");
+		return;
+	}
+	fprintf(stderr, "umlrun: native file I/O on: %llu installs, %llu closes, "
+		"%llu marks, %llu mirrors dropped\n",
+		n_install, n_close, n_mark, n_drop);
+}
+
+static void pend_clear(struct fdtable *fdt)
+{
+	int i;
+
+	for (i = 0; i < fdt->npend; i++)
+		file_put(fdt->pend[i].f);
+	fdt->npend = 0;
+}
+
+/*
+ * A new address space of @p with no marks and a host fd table that holds
+ * nothing of @p's (empty, or a stranger's): @p's table is mirrored there
+ * from now on.  @set_policy: it does not have the policy from a fork.
+ */
+void fdpass_aspace_new(struct proc *p, bool set_policy)
+{
+	unsigned int i;
+
+	if (!pass_on)
+		return;
+	for (i = 0; set_policy && i < sizeof(marked_nrs) / sizeof(marked_nrs[0]);
+	     i++)
+		if (uml_aspace_set_policy(p->as, marked_nrs[i],
+					  UML_POLICY_NATIVE_MARKED, 0) < 0)
+			die("cannot set the policy of syscall %u", marked_nrs[i]);
+	if (p->fdt->refs > 1)
+		return;
+	for (i = 0; i < (unsigned int)p->fdt->size; i++) {
+		p->fdt->ent[i].host_in = false;
+		p->fdt->ent[i].marks = 0;
+	}
+	pend_clear(p->fdt);
+	p->fdt->pass_as = p->as;
+}
+
+/* Can the guest do I/O on @f's host file itself? */
+static bool eligible(struct file *f)
+{
+	struct stat st;
+
+	if (!f->pass_known) {
+		f->pass_known = true;
+		f->pass_ok = f->kind == FILE_PLAIN && !f->pollable &&
+			     !f->in_proc && !f->synth && !f->procdir &&
+			     !(f->flags & O_PATH) &&
+			     fstat(f->hostfd, &st) == 0 && S_ISREG(st.st_mode);
+	}
+	return f->pass_ok;
+}
+
+/* The marks @f may have in @p: RLIMIT_FSIZE is the runtime's to apply. */
+static unsigned int marks_for(const struct proc *p, const struct file *f)
+{
+	unsigned int m = 0;
+
+	if ((f->flags & O_ACCMODE) != O_WRONLY)
+		m |= UML_FD_MARK_READ;
+	if ((f->flags & O_ACCMODE) != O_RDONLY &&
+	    p->rlim[RLIMIT_FSIZE].cur == RLIM_INFINITY)
+		m |= UML_FD_MARK_WRITE;
+	return m;
+}
+
+static int queue(struct fdtable *fdt, unsigned int fd, struct file *f)
+{
+	struct fdpass_op *n;
+
+	if (fdt->npend == fdt->pend_cap) {
+		int cap = fdt->pend_cap ? 2 * fdt->pend_cap : 8;
+
+		n = realloc(fdt->pend, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		fdt->pend = n;
+		fdt->pend_cap = cap;
+	}
+	fdt->pend[fdt->npend].fd = fd;
+	fdt->pend[fdt->npend].f = f ? file_get(f) : NULL;
+	fdt->npend++;
+	if (f)
+		n_install++;
+	else
+		n_close++;
+	return 0;
+}
+
+static void set_marks(struct fdtable *fdt, unsigned int fd, unsigned int m)
+{
+	if (uml_aspace_mark_fds(fdt->pass_as, fd, 1, m) < 0)
+		die("cannot mark guest fd %u", fd);
+	fdt->ent[fd].marks = m;
+	if (m)
+		n_mark++;
+}
+
+/*
+ * The mirror goes: no mark is left, nothing more is queued.  What the host
+ * table still holds is unreachable (unmarked) and goes with the stub.
+ */
+void fdpass_drop(struct fdtable *fdt)
+{
+	int i;
+
+	if (!fdt->pass_as)
+		return;
+	if (uml_aspace_mark_fds(fdt->pass_as, 0, UML_FD_MARK_MAX, 0) < 0)
+		die("cannot clear the fd marks");
+	n_drop++;
+	for (i = 0; i < fdt->size; i++) {
+		fdt->ent[i].host_in = false;
+		fdt->ent[i].marks = 0;
+	}
+	pend_clear(fdt);
+	fdt->pass_as = NULL;
+}
+
+/*
+ * The last reference to @fdt is gone (fdt_put()): its queue goes.  Return:
+ * true if it may be freed, false if a batch of it is still out (then
+ * fdpass_done() frees it).
+ */
+bool fdpass_release(struct fdtable *fdt)
+{
+	pend_clear(fdt);
+	free(fdt->pend);
+	fdt->pend = NULL;
+	fdt->pend_cap = 0;
+	fdt->pass_as = NULL;
+	return !fdt->pass_hold;
+}
+
+/*
+ * A CLONE_VM child @p left its parent's address space by a fork of its
+ * thread (exec.c): the new host table is a copy of the parent's, holding
+ * @parent_fdt's mirror, with its marks.  They go: nothing of them is the
+ * child's.
+ */
+void fdpass_unshared(struct proc *p, struct fdtable *parent_fdt)
+{
+	int i;
+
+	if (!pass_on)
+		return;
+	if (uml_aspace_mark_fds(p->as, 0, UML_FD_MARK_MAX, 0) < 0)
+		die("cannot clear the fd marks");
+	fdpass_aspace_new(p, false);
+	if (!p->fdt->pass_as || !parent_fdt || !parent_fdt->pass_as)
+		return;
+	for (i = 0; i < parent_fdt->size; i++)
+		if (parent_fdt->ent[i].host_in && queue(p->fdt, i, NULL) < 0)
+			break;
+	for (i = 0; i < parent_fdt->npend; i++)
+		if (queue(p->fdt, parent_fdt->pend[i].fd, NULL) < 0)
+			break;
+}
+
+/* Entry @fd of @fdt is about to change or go. */
+void fdpass_forget(struct fdtable *fdt, unsigned int fd)
+{
+	struct fdent *e = &fdt->ent[fd];
+
+	if (!fdt->pass_as || !e->host_in)
+		return;
+	if (e->marks)
+		set_marks(fdt, fd, 0);
+	e->host_in = false;
+	if (queue(fdt, fd, NULL) < 0)
+		fdpass_drop(fdt);	/* the number stays, unmarked */
+}
+
+/* Does @t run in its table's mirror? */
+static struct fdtable *mirror_of(const struct task *t)
+{
+	struct fdtable *fdt = t->p->fdt;
+
+	if (!fdt || !fdt->pass_as || t->p->as_shared || fdt->pass_as != t->p->as)
+		return NULL;
+	return fdt;
+}
+
+/*
+ * @t made trapped syscall @nr: if it was I/O on guest fd @fd, the next
+ * one may run natively: install the fd, or mark it.
+ */
+void fdpass_syscall(struct task *t, unsigned long nr, unsigned int fd)
+{
+	struct fdtable *fdt;
+	struct fdent *e;
+	unsigned int m;
+
+	switch (nr) {
+	case SYS_read: case SYS_write: case SYS_pread64: case SYS_pwrite64:
+	case SYS_readv: case SYS_writev: case SYS_preadv: case SYS_pwritev:
+	case SYS_lseek: case SYS_fstat: case SYS_newfstatat:
+		break;
+	default:
+		return;
+	}
+	fdt = mirror_of(t);
+	if (!fdt || fd >= (unsigned int)fdt->size || !fdt->ent[fd].f)
+		return;
+	e = &fdt->ent[fd];
+	if (!eligible(e->f))
+		return;
+	if (!e->host_in) {
+		if (queue(fdt, fd, e->f) == 0)
+			e->host_in = true;
+		return;
+	}
+	/* Installed by a batch done since (fdpass_done() marks those). */
+	m = marks_for(t->p, e->f);
+	if (e->marks != m && !fdt->npend && !fdt->inflight)
+		set_marks(fdt, fd, m);
+}
+
+/* RLIMIT_FSIZE of @p changed: its write marks follow. */
+void fdpass_limits(struct proc *p)
+{
+	struct fdtable *fdt = p->fdt;
+	int i;
+
+	if (!fdt || !fdt->pass_as || fdt->pass_as != p->as)
+		return;
+	for (i = 0; i < fdt->size; i++)
+		if (fdt->ent[i].marks)
+			set_marks(fdt, i, marks_for(p, fdt->ent[i].f));
+}
+
+/*
+ * A fork child @c of @parent: the host copied the parent's host table and
+ * marks into the child's address space, so the child's copy of the guest
+ * table (fdt_copy() keeps host_in and marks) mirrors it, with the
+ * parent's queue still to do.  Not while a batch of the parent's is out
+ * (its effect on the copy is unknown), nor for a shared table.
+ */
+void fdpass_fork(struct proc *c, struct proc *parent)
+{
+	struct fdtable *pf = parent->fdt, *cf = c->fdt;
+	int i;
+
+	if (!pass_on || c->as_shared)
+		return;
+	if (cf == pf) {	/* CLONE_FILES: two host tables, one guest table */
+		fdpass_drop(pf);
+		if (uml_aspace_mark_fds(c->as, 0, UML_FD_MARK_MAX, 0) < 0)
+			die("cannot clear the fd marks");
+		return;
+	}
+	cf->pass_as = c->as;
+	if (pf->pass_as != parent->as || parent->as_shared || pf->inflight) {
+		fdpass_drop(cf);
+		return;
+	}
+	for (i = 0; i < pf->npend; i++)
+		if (queue(cf, pf->pend[i].fd, pf->pend[i].f) < 0) {
+			fdpass_drop(cf);
+			return;
+		}
+}
+
+/*
+ * Before @t runs: the batch of its table to apply first, in @b (file
+ * references held), or 0.
+ */
+unsigned int fdpass_take(struct task *t, struct fdpass_batch *b)
+{
+	struct fdtable *fdt = mirror_of(t);
+	unsigned int i, n;
+
+	b->n = 0;
+	if (!fdt || !fdt->npend || fdt->inflight)
+		return 0;
+	n = fdt->npend < FDPASS_BATCH ? fdt->npend : FDPASS_BATCH;
+	for (i = 0; i < n; i++) {
+		struct fdpass_op *o = &fdt->pend[i];
+		struct uml_mem_op *op = &b->ops[i];
+
+		memset(op, 0, sizeof(*op));
+		op->addr = o->fd;
+		op->fd = -1;
+		op->op = UML_MEM_CLOSE_FD;
+		if (o->f) {
+			op->op = UML_MEM_INSTALL_FD;
+			op->fd = o->f->hostfd;
+		}
+		b->op[i] = *o;
+	}
+	fdt->npend -= n;
+	memmove(fdt->pend, fdt->pend + n, fdt->npend * sizeof(*fdt->pend));
+	fdt->inflight = true;
+	fdt->pass_hold++;
+	b->fdt = fdt;
+	b->n = n;
+	return n;
+}
+
+/*
+ * The run with batch @b returned @r (lock held again).  Returns true if
+ * the batch failed and nothing ran: the mirror is gone, run again.
+ */
+bool fdpass_done(struct task *t, struct fdpass_batch *b, int r)
+{
+	struct fdtable *fdt = b->fdt;
+	unsigned int i;
+	bool failed;
+
+	if (!b->n)
+		return false;
+	fdt->inflight = false;
+	fdt->pass_hold--;
+	if (!fdt->refs) {	/* the table went meanwhile (fdt_put()) */
+		for (i = 0; i < b->n; i++)
+			file_put(b->op[i].f);
+		if (!fdt->pass_hold) {
+			free(fdt->ent);
+			free(fdt);
+		}
+		b->n = 0;
+		return false;
+	}
+	failed = r < 0 && t->state != TASK_DEAD;
+	if (failed)
+		fdpass_drop(fdt);
+	for (i = 0; i < b->n; i++) {
+		struct file *f = b->op[i].f;
+		unsigned int fd = b->op[i].fd;
+
+		/* Still the file installed, and no change queued since. */
+		if (f && fdt->pass_as && fd < (unsigned int)fdt->size &&
+		    fdt->ent[fd].f == f && fdt->ent[fd].host_in &&
+		    !fdt->npend && t->state != TASK_DEAD && t->p->fdt == fdt)
+			set_marks(fdt, fd, marks_for(t->p, f));
+		file_put(f);
+	}
+	b->n = 0;
+	return failed;
+}
