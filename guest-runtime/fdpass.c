@@ -19,7 +19,10 @@
  *    once (uml_aspace_mark_fds(): the guest's next call traps) and a close
  *    of the number is queued;
  *  - an install is queued at a trapped I/O call of an eligible entry
- *    (fdpass_syscall()), and marked only once it is done (fdpass_done());
+ *    (fdpass_syscall()); the install marks the fd itself when the
+ *    process has one thread (nothing else can change its table while the
+ *    install is out), else the runtime marks it once the install is done
+ *    and the entry still the same (fdpass_done());
  *  - queued operations go to the host with the next run of a thread of
  *    the process (uml_thread_run_mem(): no hand-off of their own), one
  *    batch of a table at a time, so that they happen in the order queued.
@@ -336,28 +339,56 @@ void fdpass_fork(struct proc *c, struct proc *parent)
  * Before @t runs: the batch of its table to apply first, in @b (file
  * references held), or 0.
  */
+/* Is there an operation on op @i's number after it, up to @n? */
+static bool later_op(const struct fdtable *fdt, unsigned int i,
+		     unsigned int n)
+{
+	unsigned int j;
+
+	for (j = i + 1; j < n; j++)
+		if (fdt->pend[j].fd == fdt->pend[i].fd)
+			return true;
+	return false;
+}
+
 unsigned int fdpass_take(struct task *t, struct fdpass_batch *b)
 {
 	struct fdtable *fdt = mirror_of(t);
 	unsigned int i, n;
+	bool early;
 
 	b->n = 0;
 	if (!fdt || !fdt->npend || fdt->inflight)
 		return 0;
+	/* One thread, a table of its own: nobody changes it meanwhile. */
+	early = t->p->nthreads == 1 && fdt->refs == 1;
 	n = fdt->npend < FDPASS_BATCH ? fdt->npend : FDPASS_BATCH;
 	for (i = 0; i < n; i++) {
 		struct fdpass_op *o = &fdt->pend[i];
 		struct uml_mem_op *op = &b->ops[i];
+		unsigned int m;
 
 		memset(op, 0, sizeof(*op));
 		op->addr = o->fd;
 		op->fd = -1;
 		op->op = UML_MEM_CLOSE_FD;
-		if (o->f) {
-			op->op = UML_MEM_INSTALL_FD;
-			op->fd = o->f->hostfd;
-		}
 		b->op[i] = *o;
+		b->early[i] = false;
+		if (!o->f)
+			continue;
+		op->op = UML_MEM_INSTALL_FD;
+		op->fd = o->f->hostfd;
+		/* The last op on its number, and the entry's file. */
+		if (!early || fdt->ent[o->fd].f != o->f ||
+		    !fdt->ent[o->fd].host_in || later_op(fdt, i, n))
+			continue;
+		m = marks_for(t->p, o->f);
+		op->flags = (m & UML_FD_MARK_READ ? UML_INSTALL_MARK_READ : 0) |
+			    (m & UML_FD_MARK_WRITE ? UML_INSTALL_MARK_WRITE : 0);
+		fdt->ent[o->fd].marks = m;
+		if (m)
+			n_mark++;
+		b->early[i] = true;
 	}
 	fdt->npend -= n;
 	memmove(fdt->pend, fdt->pend + n, fdt->npend * sizeof(*fdt->pend));
@@ -400,7 +431,8 @@ bool fdpass_done(struct task *t, struct fdpass_batch *b, int r)
 		unsigned int fd = b->op[i].fd;
 
 		/* Still the file installed, and no change queued since. */
-		if (f && fdt->pass_as && fd < (unsigned int)fdt->size &&
+		if (f && !b->early[i] && fdt->pass_as &&
+		    fd < (unsigned int)fdt->size &&
 		    fdt->ent[fd].f == f && fdt->ent[fd].host_in &&
 		    !fdt->npend && t->state != TASK_DEAD && t->p->fdt == fdt)
 			set_marks(fdt, fd, marks_for(t->p, f));

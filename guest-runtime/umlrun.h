@@ -159,6 +159,7 @@ struct fdpass_batch {
 	unsigned int n;
 	struct uml_mem_op ops[FDPASS_BATCH];
 	struct fdpass_op op[FDPASS_BATCH];
+	bool early[FDPASS_BATCH];	/* the install marks it itself */
 };
 void fdpass_init(void);
 bool fdpass_enabled(void);

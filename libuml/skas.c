@@ -500,7 +500,8 @@ struct skas_mem_op *__uml_skas_mem_ops(const struct uml_mem_op *ops,
 		k[i].fd = -1;
 		if (ops[i].op == UML_MEM_INSTALL_FD) {
 			k[i].fd = ops[i].fd;
-			k[i].flags = ops[i].flags;	/* UML_FD_CLOEXEC */
+			/* UML_FD_CLOEXEC, UML_INSTALL_MARK_*: the module's */
+			k[i].flags = ops[i].flags;
 		}
 		if (ops[i].op != UML_MEM_MAP)
 			continue;

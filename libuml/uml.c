@@ -368,7 +368,9 @@ static int mem_op_check(const struct uml_aspace *as, const struct uml_mem_op *op
 			return -EINVAL;
 		if (op->op == UML_MEM_CLOSE_FD)
 			return op->flags || op->fd != -1 ? -EINVAL : 0;
-		if (op->flags & ~(uint32_t)UML_FD_CLOEXEC)
+		if (op->flags & ~(uint32_t)(UML_FD_CLOEXEC |
+					    UML_INSTALL_MARK_READ |
+					    UML_INSTALL_MARK_WRITE))
 			return -EINVAL;
 		return op->fd < 0 || fcntl(op->fd, F_GETFD) < 0 ? -EBADF : 0;
 	}

@@ -183,6 +183,8 @@ enum uml_mem_op_kind {
 
 /* Flags for UML_MEM_INSTALL_FD. */
 #define UML_FD_CLOEXEC		0x1	/* FD_CLOEXEC on the guest's fd */
+#define UML_INSTALL_MARK_READ	0x100	/* once installed, UML_FD_MARK_READ */
+#define UML_INSTALL_MARK_WRITE	0x200	/* once installed, UML_FD_MARK_WRITE */
 
 /* Flags for UML_MEM_MAP; exactly one of SHARED and PRIVATE. */
 #define UML_MAP_SHARED		0x01
@@ -218,9 +220,10 @@ struct uml_mem_op {
  * UML_MEM_INSTALL_FD and UML_MEM_CLOSE_FD act on the guest's host fd table
  * (see "fd marks" below): @addr is the guest fd (0 to INT_MAX), @len,
  * @prot and @offset are 0; INSTALL_FD puts the runtime's @fd there
- * (replacing what was there), @flags UML_FD_CLOEXEC or 0; CLOSE_FD closes
- * it (a free number is no error), @fd -1, @flags 0.  Both clear the guest
- * fd's marks.  -EOPNOTSUPP where the host has no fd marks.
+ * (replacing what was there), @flags UML_FD_CLOEXEC or 0, plus the
+ * UML_INSTALL_MARK_* to set once it is there; CLOSE_FD closes it (a free
+ * number is no error), @fd -1, @flags 0.  Both clear the guest fd's marks
+ * first.  -EOPNOTSUPP where the host has no fd marks.
  *
  * Return: the number of operations done (n on full success).  If operation
  * i fails, the batch stops there and the return value is i when i > 0; when
@@ -538,9 +541,9 @@ int uml_thread_set_value(struct uml_thread *t, int64_t value);
  * fd marks: a guest's host fd table holds only what the runtime put there
  * (UML_MEM_INSTALL_FD); a mark says which UML_POLICY_NATIVE_MARKED calls
  * of the guest may use one of those fds on the host.  The runtime marks an
- * fd once its install is done and it means the guest to reach that file
- * directly (a regular file, say), and clears the mark before its own view
- * of the fd changes.  Installing or closing an fd clears its marks; a fork
+ * fd once its install is done (or has the install mark it) when it means
+ * the guest to reach that file directly (a regular file, say), and clears
+ * the mark before its own view of the fd changes.  Installing or closing an fd clears its marks; a fork
  * copies the host table and the marks; uml_aspace_reset() keeps both.
  */
 #define UML_FD_MARK_READ	0x1	/* read, pread64, readv, preadv */

@@ -77,11 +77,25 @@ static bool skas_task_range_reserved(struct task_struct *task,
 	return ret;
 }
 
+/* An installed fd gets the marks its SKAS_MEM_INSTALL_FD asked for. */
+static void skas_install_marks(struct skas_thread *t,
+			       const struct skas_mem_op *op)
+{
+	u32 marks = 0;
+
+	if (op->flags & SKAS_INSTALL_MARK_READ)
+		marks |= SKAS_FD_MARK_READ;
+	if (op->flags & SKAS_INSTALL_MARK_WRITE)
+		marks |= SKAS_FD_MARK_WRITE;
+	skas_aspace_mark_fd(t->as, op->addr, marks);
+}
+
 /*
  * SKAS_MEM_INSTALL_FD in the guest: take the lowest free number with
  * receive_fd() (the LSM's file_receive check, as for SCM_RIGHTS), then
  * move it to the target with a native dup3() (which replaces what is
- * there); the temporary number is closed in skas_mem_native_result().
+ * there); the temporary number is closed, and the marks set, in
+ * skas_mem_native_result().
  */
 static int skas_install_fd_exec(struct skas_thread *t,
 				const struct skas_mem_op *op, struct file *file)
@@ -94,8 +108,10 @@ static int skas_install_fd_exec(struct skas_thread *t,
 	fd = skas_receive_fd(file, flags);
 	if (fd < 0)
 		return fd;
-	if (fd == op->addr)
+	if (fd == op->addr) {
+		skas_install_marks(t, op);
 		return 0;
+	}
 	args[0] = fd;
 	req->tmp_fd = fd;
 	ret = skas_native_arm(t, __NR_dup3, args);
@@ -210,8 +226,11 @@ void skas_mem_native_result(struct skas_thread *t, struct skas_mem_req *req,
 		if (!(current->flags & PF_EXITING))	/* files gone */
 			close_fd(req->tmp_fd);
 		req->tmp_fd = -1;
-		/* A mark set while dup3() ran named the old file. */
-		skas_aspace_unmark_fd(t->as, req->ops[req->done].addr);
+		/* The file is there: its marks (a mark set meanwhile goes). */
+		if (IS_ERR_VALUE(result))
+			skas_aspace_unmark_fd(t->as, req->ops[req->done].addr);
+		else
+			skas_install_marks(t, &req->ops[req->done]);
 	}
 	if (IS_ERR_VALUE(result)) {
 		req->error = result;
@@ -233,7 +252,9 @@ static int skas_mem_op_check(const struct skas_mem_op *op)
 		return -EINVAL;
 	switch (op->op) {
 	case SKAS_MEM_INSTALL_FD:
-		if (op->prot || (op->flags & ~SKAS_FD_CLOEXEC) || op->len ||
+		if (op->prot || op->len ||
+		    (op->flags & ~(SKAS_FD_CLOEXEC | SKAS_INSTALL_MARK_READ |
+				   SKAS_INSTALL_MARK_WRITE)) ||
 		    op->offset || op->addr > INT_MAX)
 			return -EINVAL;
 		return 0;

@@ -151,16 +151,33 @@ bool skas_native_ok(const struct skas_thread *t, long id, u32 flags,
 }
 
 /**
- * skas_aspace_unmark_fd() - clear the marks of one guest fd.
- * @as: the address space.
- * @fd: the guest fd; nothing to do at or above SKAS_FD_MARK_MAX.
+ * skas_aspace_mark_fd() - set the marks of one guest fd.
+ * @as:    the address space.
+ * @fd:    the guest fd; nothing to do at or above SKAS_FD_MARK_MAX.
+ * @marks: SKAS_FD_MARK_READ | SKAS_FD_MARK_WRITE, or 0.
  */
-void skas_aspace_unmark_fd(struct skas_aspace *as, u64 fd)
+void skas_aspace_mark_fd(struct skas_aspace *as, u64 fd, u32 marks)
 {
 	if (fd >= SKAS_FD_MARK_MAX)
 		return;
-	clear_bit(fd, as->fd_read);
-	clear_bit(fd, as->fd_write);
+	if (marks & SKAS_FD_MARK_READ)
+		set_bit(fd, as->fd_read);
+	else
+		clear_bit(fd, as->fd_read);
+	if (marks & SKAS_FD_MARK_WRITE)
+		set_bit(fd, as->fd_write);
+	else
+		clear_bit(fd, as->fd_write);
+}
+
+/**
+ * skas_aspace_unmark_fd() - clear the marks of one guest fd.
+ * @as: the address space.
+ * @fd: the guest fd.
+ */
+void skas_aspace_unmark_fd(struct skas_aspace *as, u64 fd)
+{
+	skas_aspace_mark_fd(as, fd, 0);
 }
 
 /**
@@ -197,16 +214,8 @@ long skas_aspace_mark_fds(struct skas_aspace *as, void __user *uarg)
 	    args.first > SKAS_FD_MARK_MAX ||
 	    args.count > SKAS_FD_MARK_MAX - args.first)
 		return -EINVAL;
-	for (fd = args.first; fd < args.first + args.count; fd++) {
-		if (args.marks & SKAS_FD_MARK_READ)
-			set_bit(fd, as->fd_read);
-		else
-			clear_bit(fd, as->fd_read);
-		if (args.marks & SKAS_FD_MARK_WRITE)
-			set_bit(fd, as->fd_write);
-		else
-			clear_bit(fd, as->fd_write);
-	}
+	for (fd = args.first; fd < args.first + args.count; fd++)
+		skas_aspace_mark_fd(as, fd, args.marks);
 	return 0;
 }
 

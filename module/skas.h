@@ -226,6 +226,7 @@ bool skas_native_ok(const struct skas_thread *t, long id, u32 flags,
 		    const struct pt_regs *regs);
 long skas_aspace_mark_fds(struct skas_aspace *as, void __user *uarg);
 void skas_aspace_copy_marks(struct skas_aspace *to, struct skas_aspace *from);
+void skas_aspace_mark_fd(struct skas_aspace *as, u64 fd, u32 marks);
 void skas_aspace_unmark_fd(struct skas_aspace *as, u64 fd);
 
 /* mem.c */

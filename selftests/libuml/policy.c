@@ -309,6 +309,13 @@ TEST_F(policy, marked_fds_read_natively)
 	ASSERT_EQ(0, do_syscall(self->t, NR_READ, 3, GUEST_DATA, &self->ex));
 	/* rdx is still 2 from above */
 	ASSERT_ANSWERED(self->t, &self->ex, 2);
+	/* Installed and marked with the resume: the read runs at once. */
+	op.flags = UML_INSTALL_MARK_READ;
+	r->rip = GUEST_CODE;
+	r->rax = NR_READ;
+	ASSERT_EQ(0, uml_thread_run_mem(self->t, &op, 1, &self->ex));
+	ASSERT_ANSWERED(self->t, &self->ex, 2);
+	op.flags = 0;
 	/* Closed with the resume: unmarked again. */
 	op.op = UML_MEM_CLOSE_FD;
 	op.fd = -1;

@@ -189,6 +189,37 @@ TEST_F(mark, close_and_install_clear_the_marks)
 	close(q[1]);
 }
 
+/* An install can mark the fd itself, once it is there. */
+TEST_F(mark, an_install_marks_what_it_installed)
+{
+	int q[2];
+
+	ASSERT_EQ(0, pipe2(q, O_NONBLOCK));
+	ASSERT_EQ(1, fd_op(self->g.as, SKAS_MEM_INSTALL_FD, q[0], 7,
+			   SKAS_INSTALL_MARK_READ));
+	ASSERT_EQ(1, write(q[1], "q", 1));
+	EXPECT_EQ(1, CALL(SYS_read, 7, DATA, 1));
+	EXPECT_EQ(TRAPPED, CALL(SYS_write, 7, DATA, 1));
+	/* Over a marked fd: the new marks only. */
+	ASSERT_EQ(1, fd_op(self->g.as, SKAS_MEM_INSTALL_FD, q[1], 7,
+			   SKAS_INSTALL_MARK_WRITE));
+	EXPECT_EQ(TRAPPED, CALL(SYS_read, 7, DATA, 1));
+	EXPECT_EQ(1, CALL(SYS_write, 7, DATA, 1));
+	/* Receiving the target number straight away (no dup3) marks too. */
+	ASSERT_EQ(1, fd_op(self->g.as, SKAS_MEM_CLOSE_FD, -1, 0, 0));
+	ASSERT_EQ(1, fd_op(self->g.as, SKAS_MEM_INSTALL_FD, q[0], 0,
+			   SKAS_INSTALL_MARK_READ | SKAS_FD_CLOEXEC));
+	EXPECT_EQ(1, CALL(SYS_read, 0, DATA, 1));
+	/* Without mark flags an install leaves the fd unmarked. */
+	ASSERT_EQ(1, fd_op(self->g.as, SKAS_MEM_INSTALL_FD, q[0], 7, 0));
+	EXPECT_EQ(TRAPPED, CALL(SYS_write, 7, DATA, 1));
+	/* An install that fails marks nothing (past RLIMIT_NOFILE: EBADF). */
+	EXPECT_EQ(-EBADF, fd_op(self->g.as, SKAS_MEM_INSTALL_FD, q[0],
+				1 << 30, SKAS_INSTALL_MARK_READ));
+	close(q[0]);
+	close(q[1]);
+}
+
 /* The guest cannot move a marked file itself: dup2 and close trap. */
 TEST_F(mark, guest_cannot_move_a_marked_fd)
 {
@@ -383,6 +414,10 @@ TEST_F(mark, bad_values)
 				     0, 0, self->p[0], 4096));
 	EXPECT_EQ(-EINVAL, fd_op(self->g.as, SKAS_MEM_INSTALL_FD, self->p[0],
 				 3, 2));
+	EXPECT_EQ(-EINVAL, fd_op(self->g.as, SKAS_MEM_INSTALL_FD, self->p[0],
+				 3, 0x400));
+	EXPECT_EQ(-EINVAL, fd_op(self->g.as, SKAS_MEM_CLOSE_FD, -1, 3,
+				 SKAS_INSTALL_MARK_READ));
 	EXPECT_EQ(-EINVAL, fd_op(self->g.as, SKAS_MEM_INSTALL_FD, self->p[0],
 				 1UL << 31, 0));
 	EXPECT_EQ(-EINVAL, fd_op(self->g.as, SKAS_MEM_INSTALL_FD, self->p[0],

@@ -74,9 +74,10 @@
  *                          with SKAS_POLICY_MARKED (read, write, their
  *                          p- and v- forms, lseek, fstat) runs on the host
  *                          only if its fd has the call's mark, else it is
- *                          trapped.  Only this ioctl sets a mark; a fork
- *                          inherits them; SKAS_MEM_INSTALL_FD and
- *                          SKAS_MEM_CLOSE_FD of an fd clear its marks.
+ *                          trapped.  A fork inherits the marks;
+ *                          SKAS_MEM_INSTALL_FD and SKAS_MEM_CLOSE_FD of an
+ *                          fd clear them (an install may set new ones once
+ *                          it is done).
  *   SKAS_MEM_READ          arg: struct skas_mem_rw *.  Copies guest memory
  *   SKAS_MEM_WRITE         to or from a runtime buffer, ignoring the
  *                          guest's protections (like ptrace PEEK/POKE).
@@ -297,8 +298,11 @@ struct skas_policy {
 	__u64 reserved[2];
 };
 
-/* struct skas_install_fd.flags */
+/* struct skas_install_fd.flags, and struct skas_mem_op.flags of INSTALL_FD */
 #define SKAS_FD_CLOEXEC		0x1	/* set FD_CLOEXEC on the guest's fd */
+/* struct skas_mem_op.flags of SKAS_MEM_INSTALL_FD: once done, mark it */
+#define SKAS_INSTALL_MARK_READ	0x100	/* SKAS_FD_MARK_READ (FD_MARK) */
+#define SKAS_INSTALL_MARK_WRITE	0x200	/* SKAS_FD_MARK_WRITE (FD_MARK) */
 
 /**
  * struct skas_install_fd - argument of SKAS_INSTALL_FD
@@ -360,7 +364,8 @@ struct skas_mark_fds {
  * @op:       SKAS_MEM_MAP, SKAS_MEM_UNMAP, SKAS_MEM_PROTECT,
  *            SKAS_MEM_INSTALL_FD or SKAS_MEM_CLOSE_FD
  * @prot:     PROT_READ | PROT_WRITE | PROT_EXEC (MAP, PROTECT); 0 otherwise
- * @flags:    SKAS_MAP_* (MAP); SKAS_FD_CLOEXEC or 0 (INSTALL_FD); 0 otherwise
+ * @flags:    SKAS_MAP_* (MAP); SKAS_FD_CLOEXEC and SKAS_INSTALL_MARK_* or 0
+ *            (INSTALL_FD); 0 otherwise
  * @fd:       a runtime fd for a file mapping or INSTALL_FD; -1 otherwise
  * @addr:     page aligned guest address; the guest fd (0 to INT_MAX) for
  *            INSTALL_FD and CLOSE_FD
@@ -370,8 +375,9 @@ struct skas_mark_fds {
  *
  * A memory range must be a user range and must not touch the vDSO and its
  * data pages.  INSTALL_FD puts the runtime's file at the guest fd as
- * SKAS_INSTALL_FD does; CLOSE_FD closes the guest fd (a free one is no
- * error).  Both clear the guest fd's marks before and after they act.
+ * SKAS_INSTALL_FD does, and once it is there marks it as its
+ * SKAS_INSTALL_MARK_* flags say; CLOSE_FD closes the guest fd (a free
+ * one is no error).  Both clear the guest fd's marks before they act.
  */
 struct skas_mem_op {
 	__u32 op;
