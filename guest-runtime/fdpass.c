@@ -37,6 +37,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 
 #include "umlrun.h"
 
@@ -110,17 +111,23 @@ void fdpass_aspace_new(struct proc *p, bool set_policy)
 	p->fdt->pass_as = p->as;
 }
 
-/* Can the guest do I/O on @f's host file itself? */
+/*
+ * Can the guest do I/O on @f's host file itself?  A regular file, or
+ * /dev/null or /dev/zero, whose reads and writes never wait.
+ */
 static bool eligible(struct file *f)
 {
 	struct stat st;
 
 	if (!f->pass_known) {
 		f->pass_known = true;
-		f->pass_ok = f->kind == FILE_PLAIN && !f->pollable &&
-			     !f->in_proc && !f->synth && !f->procdir &&
-			     !(f->flags & O_PATH) &&
-			     fstat(f->hostfd, &st) == 0 && S_ISREG(st.st_mode);
+		f->pass_ok = f->kind == FILE_PLAIN && !f->in_proc &&
+			     !f->synth && !f->procdir && !(f->flags & O_PATH) &&
+			     fstat(f->hostfd, &st) == 0 &&
+			     (S_ISREG(st.st_mode) ||
+			      (S_ISCHR(st.st_mode) &&
+			       (st.st_rdev == makedev(1, 3) ||
+				st.st_rdev == makedev(1, 5))));
 	}
 	return f->pass_ok;
 }

@@ -483,7 +483,7 @@ expect_grep "--stats says whether the fast tiers are on" "$tiers" --stats $BB tr
 # Native file I/O (Documentation/runtime.rst): on skas.ko unless --no-fast,
 # every I/O call on a regular file (fileio.c, natively and as a guest,
 # compared) and a byte-a-call read loop, whose reads then stay native.
-for part in coherence fork exec vfork fsize reuse many threads race; do
+for part in coherence fork exec vfork fsize reuse many threads race devices; do
 	run_case "native file I/O: $part, as the kernel's" "$TESTBIN/fileio $part"
 done
 if [ -z "$NOFAST" ] && [ "$B" = skas ]; then

@@ -7,7 +7,7 @@
  * vfork-child fd must never reach the file it named before.
  *
  *   fileio PART    coherence, fork, exec, vfork, fsize, reuse, many,
- *                  threads, race
+ *                  threads, race, devices
  *   fileio bytes N read a 4 KiB file one byte a call, N times over (for
  *                  umlrun --stats: those reads should not trap)
  */
@@ -242,6 +242,28 @@ static void part_fsize(void)
 	close(fd);
 }
 
+/* /dev/null and /dev/zero, which umlrun passes through as well. */
+static void part_devices(void)
+{
+	int z = open("/dev/zero", O_RDONLY), n = open("/dev/null", O_RDWR);
+	char buf[8] = "xxxxxxx";
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		show("read zero", read(z, buf, 4));
+		show("write null", write(n, "abc", 3));
+		show("read null", read(n, buf, 4));
+	}
+	show("zero bytes", buf[0] == 0 && buf[3] == 0 && buf[4] == 'x');
+	show("write zero", write(z, "a", 1));
+	show("lseek null", lseek(n, 10, SEEK_SET));
+	show("fstat null rdev", fstat(n, &st) ? -1 : (long)st.st_rdev);
+	show("pread zero", pread(z, buf, 2, 100));
+	close(z);
+	close(n);
+}
+
 /* A number reused for a file the runtime makes up (/proc). */
 static void part_reuse(void)
 {
@@ -424,6 +446,8 @@ int main(int argc, char **argv)
 		part_threads();
 	else if (argc == 2 && !strcmp(argv[1], "race"))
 		part_race();
+	else if (argc == 2 && !strcmp(argv[1], "devices"))
+		part_devices();
 	else {
 		fprintf(stderr, "usage: fileio PART | bytes N\n");
 		return 2;
