@@ -163,6 +163,24 @@ END {
 		subtable("A page fault answered with a mapping (bench/faultmap, raw skas ABI)",
 			 "fault-map", "native mem+run run-mem",
 			 "native: a fault on a fresh anonymous page|SKAS_MEM, then SKAS_RUN|SKAS_RUN_MEM")
+	# Native file I/O on and off, skas with the fast tiers.
+	nf = split("file-pread file-tree file-copy make-j2", fw, " ")
+	hasf = 0
+	for (i = 1; i <= nf; i++)
+		if ((fw[i], "skas+fast-nopass") in cnt) hasf = 1
+	if (hasf) {
+		printf "\nNative file I/O (skas, fast tiers), off (--no-passthrough) and on:\n\n"
+		print "| workload | native | off | x | on | x |"
+		print "| --- | ---: | ---: | ---: | ---: | ---: |"
+		for (i = 1; i <= nf; i++)
+			if (((fw[i], "skas+fast-nopass") in cnt) ||
+			    ((fw[i], "skas+fast-nopass") in na))
+				print "| " fw[i] " | " cell(fw[i], "native") " | " \
+					cell(fw[i], "skas+fast-nopass") " | " \
+					ratio(fw[i], "skas+fast-nopass") " | " \
+					cell(fw[i], "skas+fast") " | " \
+					ratio(fw[i], "skas+fast") " |"
+	}
 	if (nreasons) {
 		printf "\nNot measured:\n\n"
 		for (i = 1; i <= nreasons; i++) printf "- [%d] %s\n", i, reasons[i]

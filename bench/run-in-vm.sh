@@ -235,6 +235,37 @@ workload make-j2            1      1      build /tmp/bench-build/libuml @N 2
 uopts=
 pin=$pinned
 
+# ---- file I/O (bench/fileio.c) ----------------------------------------------
+# Reads and writes of regular files: on skas+fast they run natively in the
+# guest (Documentation/runtime.rst, "Native file I/O"); the same with
+# --no-passthrough ("skas+fast-nopass", a table of its own, with make-j2's
+# build beside them) shows what that saves.
+uopts=--rw	# the guest writes its scratch files
+workload file-pread         100000 5000   fileio pread @N
+workload file-tree          5000   500    fileio tree @N
+workload file-copy          2000   200    fileio copy @N
+nopass() {	# nopass NAME COUNT ARGS...: skas+fast --no-passthrough
+	name=$1 c=$(count "$2")
+	shift 2
+	wanted "$name" || return 0
+	case " $paths " in *" skas+fast "*) ;; *) return 0 ;; esac
+	args=$(echo "$*" | sed "s/@N/$c/g")
+	r=1
+	while [ $r -le "$reps" ]; do
+		run1 "$name" skas+fast-nopass "$r" $pin \
+			$(prefix skas+fast) --no-passthrough ./$args
+		r=$((r + 1))
+	done
+}
+nopass file-pread 5000 fileio pread @N
+nopass file-tree 500 fileio tree @N
+nopass file-copy 200 fileio copy @N
+pinned=$pin
+pin=
+nopass make-j2 1 build /tmp/bench-build/libuml @N 2
+pin=$pinned
+uopts=
+
 # ---- futex ping-pong in a libuml runtime -----------------------------------
 # The same two threads as guest threads of a minimal libuml runtime that
 # drives each from its own pthread (umlrun drives all from one): futex
