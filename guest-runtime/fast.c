@@ -187,6 +187,8 @@ const char *fast_tier_name(unsigned long nr)
 	for (i = 0; i < ARRAY_SIZE(native_nrs); i++)
 		if (native_nrs[i] == nr)
 			return "native";
+	if (fdpass_marked_nr(nr))
+		return "native-fd";
 	return nr == SYS_gettid ? "thread" : NULL;
 }
 

@@ -50,6 +50,17 @@ static const unsigned int marked_nrs[] = {
 	SYS_writev, SYS_preadv, SYS_pwritev, SYS_lseek, SYS_fstat,
 };
 
+/* Is @nr one of the calls that run natively on a marked fd? */
+bool fdpass_marked_nr(unsigned long nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(marked_nrs) / sizeof(marked_nrs[0]); i++)
+		if (marked_nrs[i] == nr)
+			return true;
+	return false;
+}
+
 void fdpass_init(void)
 {
 	pass_on = !opt.no_fast && !opt.no_passthrough &&

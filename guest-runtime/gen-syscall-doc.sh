@@ -27,12 +27,16 @@ BEGIN {
 	note = ""
 	if ($3 == "restart")
 		note = "restarted after an ``SA_RESTART`` handler"
-	else if ($3 == "const")
+	tier = NF > 2 ? $NF : ""
+	if (tier == "const")
 		note = "fast tier CONST: the host answers with the process'"'"'s value"
-	else if ($3 == "thread")
+	else if (tier == "thread")
 		note = "fast tier THREAD: the host answers with the thread'"'"'s tid"
-	else if ($3 == "native")
+	else if (tier == "native")
 		note = "fast tier NATIVE: the host runs it in the guest'"'"'s task"
+	else if (tier == "native-fd")
+		note = (note == "" ? "" : note "; ") \
+		       "native on a regular file (\"Native file I/O\")"
 	print "     -" (note == "" ? "" : " " note)
 }' > "$tmp"
 

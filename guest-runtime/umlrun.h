@@ -163,6 +163,7 @@ struct fdpass_batch {
 };
 void fdpass_init(void);
 bool fdpass_enabled(void);
+bool fdpass_marked_nr(unsigned long nr);
 void fdpass_stats_print(void);	/* --stats */
 void fdpass_aspace_new(struct proc *p, bool set_policy);
 void fdpass_forget(struct fdtable *fdt, unsigned int fd);

@@ -2,21 +2,32 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The runtime's deterministic regression programs for hostile arguments
-# under the ASan+UBSan umlrun (make asan), ptrace backend: each must print
-# "NAME ok" and exit 0, with no sanitizer report.  Several of the bugs
-# they cover were undefined behaviour that a plain build survives
-# silently.  Then programs that cannot start: umlrun's exit status
-# (127, 126) and no report, leaks included.  UMLRUN: another umlrun.
+# under the ASan+UBSan umlrun (make asan): each must print "NAME ok" and
+# exit 0, with no sanitizer report.  Several of the bugs they cover were
+# undefined behaviour that a plain build survives silently.  Then programs
+# that cannot start: umlrun's exit status (127, 126) and no report, leaks
+# included.  With "skas" (in the VM, where the ASan build is the host's,
+# over /host), on that backend, and then the native file I/O programs
+# (fileio.c), compared with their native output: the mirror of fdpass.c
+# runs on skas.ko only.  UMLRUN: another umlrun.
+#
+# Usage: sanitized.sh [ptrace|skas]
 cd "$(dirname "$0")/../.." || exit 1
+B=${1:-ptrace}
 UMLRUN=${UMLRUN:-build/asan/guest-runtime/umlrun}
+[ -x "$UMLRUN" ] || [ -z "${skas_host_tree:-}" ] ||
+	UMLRUN=/host$skas_host_tree/build/asan/guest-runtime/umlrun
 PROGS="edges timeouts hostile futex"
+FILEIO=
+[ "$B" = skas ] &&
+	FILEIO="coherence fork exec vfork fsize reuse many threads race devices"
 
 # NAME STATUS PROGRAM: programs umlrun must refuse with STATUS.
 REFUSED="missing:127:/nonexistent/prog not-executable:126:selftests/runtime/cases.sh
 nointerp:127:selftests/runtime/dynamic-nointerp"
 
 echo "TAP version 13"
-set -- $PROGS $REFUSED
+set -- $PROGS $REFUSED $FILEIO
 echo "1..$#"
 out=$(mktemp "${TMPDIR:-/tmp}/sanitized.XXXXXX") || exit 1
 trap 'rm -f "$out"' EXIT
@@ -31,7 +42,7 @@ for p in $PROGS; do
 	fi
 	ASAN_OPTIONS=detect_leaks=1:exitcode=99:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		timeout -s USR1 -k 10 60 "$UMLRUN" --backend=ptrace \
+		timeout -s USR1 -k 10 60 "$UMLRUN" --backend="$B" \
 		"selftests/runtime/$p" > "$out" 2>&1 < /dev/null
 	st=$?
 	if [ $st -eq 0 ] && [ "$(tail -n 1 "$out")" = "$p ok" ] &&
@@ -50,7 +61,7 @@ for r in $REFUSED; do
 	want=${r%%:*} prog=${r#*:}
 	ASAN_OPTIONS=detect_leaks=1:exitcode=99:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		timeout -k 10 60 "$UMLRUN" --backend=ptrace "$prog" \
+		timeout -k 10 60 "$UMLRUN" --backend="$B" "$prog" \
 		> "$out" 2>&1 < /dev/null
 	st=$?
 	if [ $st -eq "$want" ] && ! grep -q 'Sanitizer\|runtime error:' "$out"; then
@@ -61,5 +72,27 @@ for r in $REFUSED; do
 		echo "not ok $n - $name: exit $want, no report"
 		fail=$((fail + 1))
 	fi
+done
+fio=$PWD/selftests/runtime/fileio
+for part in $FILEIO; do
+	n=$((n + 1))
+	d=$(mktemp -d "${TMPDIR:-/tmp}/sanitized.XXXXXX") || exit 1
+	mkdir "$d/n" "$d/g"
+	(cd "$d/n" && timeout -k 10 60 "$fio" "$part" > "$d/native" 2>&1)
+	nst=$?
+	(cd "$d/g" && ASAN_OPTIONS=detect_leaks=1:exitcode=99:abort_on_error=0 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		timeout -s USR1 -k 10 120 "$UMLRUN" --backend="$B" --rw \
+		"$fio" "$part" > "$out" 2>&1 < /dev/null)
+	st=$?
+	if [ $st -eq $nst ] && cmp -s "$d/native" "$out"; then
+		echo "ok $n - native file I/O: $part under $UMLRUN"
+	else
+		echo "# exit status $st (native $nst)"
+		diff "$d/native" "$out" | head -n 40 | sed 's/^/# /'
+		echo "not ok $n - native file I/O: $part under $UMLRUN"
+		fail=$((fail + 1))
+	fi
+	rm -rf "$d"
 done
 [ $fail -eq 0 ]
