@@ -41,6 +41,9 @@
 
 #include "umlrun.h"
 
+/* Most changes queued on one table (fdpass_syscall()). */
+#define FDPASS_MAX_PEND	1024
+
 static bool pass_on;
 /* --stats */
 static unsigned long long n_install, n_close, n_mark, n_drop;
@@ -297,8 +300,13 @@ void fdpass_syscall(struct task *t, unsigned long nr, unsigned int fd)
 	e = &fdt->ent[fd];
 	if (!eligible(e->f))
 		return;
+	/*
+	 * A queue that cannot drain (a batch of another thread is out for
+	 * long) takes no more installs: closes follow installs, so it stays
+	 * bounded, and the calls keep trapping meanwhile.
+	 */
 	if (!e->host_in) {
-		if (queue(fdt, fd, e->f) == 0)
+		if (fdt->npend < FDPASS_MAX_PEND && queue(fdt, fd, e->f) == 0)
 			e->host_in = true;
 		return;
 	}
