@@ -179,7 +179,9 @@ static int skas_clone(struct uml_thread *parent, unsigned int flags,
 #ifdef SKAS_CLONE_THREAD
 	if (flags & UML_CLONE_THREAD)
 		c.flags = SKAS_CLONE_THREAD;
-	if (flags & UML_CLONE_UNMARKED)
+	/* A module without fd marks has nothing to ignore (and no flag). */
+	if ((flags & UML_CLONE_UNMARKED) &&
+	    (as->host->policies & UML_POLICY_BIT(UML_POLICY_NATIVE_MARKED)))
 		c.flags |= SKAS_CLONE_UNMARKED;
 #endif
 	if (ioctl(parent->fd, SKAS_CLONE, &c))

@@ -108,6 +108,8 @@ static int skas_install_fd_exec(struct skas_thread *t,
 	fd = skas_receive_fd(file, flags);
 	if (fd < 0)
 		return fd;
+	/* A free number may carry marks: not for the file on its way. */
+	skas_aspace_unmark_fd(t->as, fd);
 	if (fd == op->addr) {
 		skas_install_marks(t, op);
 		return 0;

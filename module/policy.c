@@ -132,7 +132,7 @@ static bool skas_fd_marked(const struct skas_thread *t,
  * skas_native_ok() - may this 64-bit syscall, set NATIVE, run on the host?
  * @t:     the guest thread making it.
  * @id:    the syscall number, below SKAS_POLICY_NR.
- * @flags: its policy entry's flags.
+ * @entry: its policy entry's action word.
  * @regs:  the guest's registers at sys_enter.
  *
  * Called by the sys_enter probe, atomic context.
@@ -140,12 +140,12 @@ static bool skas_fd_marked(const struct skas_thread *t,
  * Return: true if @id is on the safe list, its arguments pass its check
  * and, with SKAS_POLICY_MARKED, its fd has the mark it needs.
  */
-bool skas_native_ok(const struct skas_thread *t, long id, u32 flags,
+bool skas_native_ok(const struct skas_thread *t, long id, u32 entry,
 		    const struct pt_regs *regs)
 {
 	const struct skas_native *n = &skas_native_safe[id];
 
-	if ((flags & SKAS_POLICY_MARKED) && !skas_fd_marked(t, regs, n->mark))
+	if ((entry & SKAS_ENTRY_MARKED) && !skas_fd_marked(t, regs, n->mark))
 		return false;
 	return n->check && n->check(regs);
 }
@@ -258,7 +258,6 @@ int skas_aspace_copy_policy(struct skas_aspace *to, struct skas_aspace *from)
 		return -ENOMEM;
 	for (i = 0; i < SKAS_POLICY_NR; i++) {
 		p[i].value = READ_ONCE(from->policy[i].value);
-		p[i].flags = READ_ONCE(from->policy[i].flags);
 		p[i].action = READ_ONCE(from->policy[i].action);
 	}
 	return 0;
@@ -317,8 +316,9 @@ long skas_aspace_set_policy(struct skas_aspace *as, void __user *uarg)
 	if (!p)
 		return -ENOMEM;
 	WRITE_ONCE(p[args.nr].value, args.value);
-	WRITE_ONCE(p[args.nr].flags, args.flags);
 	/* The value first: the probe reads the action with acquire. */
-	smp_store_release(&p[args.nr].action, args.action);
+	smp_store_release(&p[args.nr].action,
+			  args.action | ((args.flags & SKAS_POLICY_MARKED) ?
+					 SKAS_ENTRY_MARKED : 0));
 	return 0;
 }

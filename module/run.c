@@ -151,13 +151,15 @@ static bool skas_policy_apply(struct skas_thread *t, struct pt_regs *regs,
 			      long id)
 {
 	struct skas_policy_entry *p;
+	u32 entry;
 
 	/* Pairs with the release that publishes the table. */
 	p = smp_load_acquire(&t->as->policy);
 	if (!p || id < 0 || id >= SKAS_POLICY_NR || in_ia32_syscall())
 		return false;
 	/* Pairs with the release in SKAS_SET_POLICY: the value is set. */
-	switch (smp_load_acquire(&p[id].action)) {
+	entry = smp_load_acquire(&p[id].action);
+	switch (entry & SKAS_ENTRY_ACTION) {
 	case SKAS_POLICY_CONST:
 		regs->ax = READ_ONCE(p[id].value);
 		return true;
@@ -165,7 +167,7 @@ static bool skas_policy_apply(struct skas_thread *t, struct pt_regs *regs,
 		regs->ax = READ_ONCE(t->run->thread_value);
 		return true;
 	case SKAS_POLICY_NATIVE:
-		if (!skas_native_ok(t, id, READ_ONCE(p[id].flags), regs))
+		if (!skas_native_ok(t, id, entry, regs))
 			return false;
 		regs->orig_ax = id;
 		return true;

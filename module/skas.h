@@ -48,15 +48,19 @@ struct skas_aspace {
 	DECLARE_BITMAP(fd_write, SKAS_FD_MARK_MAX);
 };
 
+/* struct skas_policy_entry.action: the action, and SKAS_POLICY_MARKED. */
+#define SKAS_ENTRY_ACTION	0xff
+#define SKAS_ENTRY_MARKED	0x100
+
 /**
  * struct skas_policy_entry - how one 64-bit syscall of a guest is handled
- * @action: SKAS_POLICY_*, written last (release), read first (acquire)
- * @flags:  SKAS_POLICY_MARKED or 0
+ * @action: SKAS_POLICY_* and SKAS_ENTRY_MARKED, one word so that a call
+ *          sees both of one setting; written last (release), read first
+ *          (acquire)
  * @value:  the SKAS_POLICY_CONST return value
  */
 struct skas_policy_entry {
 	u32 action;
-	u32 flags;
 	s64 value;
 };
 
@@ -222,7 +226,7 @@ void skas_aspace_put(struct skas_aspace *as);
 /* policy.c */
 int skas_aspace_copy_policy(struct skas_aspace *to, struct skas_aspace *from);
 long skas_aspace_set_policy(struct skas_aspace *as, void __user *uarg);
-bool skas_native_ok(const struct skas_thread *t, long id, u32 flags,
+bool skas_native_ok(const struct skas_thread *t, long id, u32 entry,
 		    const struct pt_regs *regs);
 long skas_aspace_mark_fds(struct skas_aspace *as, void __user *uarg);
 void skas_aspace_copy_marks(struct skas_aspace *to, struct skas_aspace *from);

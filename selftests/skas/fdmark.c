@@ -213,6 +213,12 @@ TEST_F(mark, an_install_marks_what_it_installed)
 	/* Without mark flags an install leaves the fd unmarked. */
 	ASSERT_EQ(1, fd_op(self->g.as, SKAS_MEM_INSTALL_FD, q[0], 7, 0));
 	EXPECT_EQ(TRAPPED, CALL(SYS_write, 7, DATA, 1));
+	/* The free number an install passes through loses its marks. */
+	ASSERT_EQ(1, fd_op(self->g.as, SKAS_MEM_CLOSE_FD, -1, 0, 0));
+	ASSERT_EQ(0, mark_fds(self->g.as, 0, 1, SKAS_FD_MARK_READ));
+	EXPECT_EQ(-EBADF, CALL(SYS_read, 0, DATA, 1));
+	ASSERT_EQ(1, fd_op(self->g.as, SKAS_MEM_INSTALL_FD, q[0], 9, 0));
+	EXPECT_EQ(TRAPPED, CALL(SYS_read, 0, DATA, 1));
 	/* An install that fails marks nothing (past RLIMIT_NOFILE: EBADF). */
 	EXPECT_EQ(-EBADF, fd_op(self->g.as, SKAS_MEM_INSTALL_FD, q[0],
 				1 << 30, SKAS_INSTALL_MARK_READ));
