@@ -213,6 +213,26 @@ void fdpass_drop(struct fdtable *fdt)
 }
 
 /*
+ * The address space @as goes (its owner @p exits): a table of @p's that
+ * mirrors into it, which a CLONE_FILES child that exec'd may hold on to,
+ * is mirrored nowhere from now on.
+ */
+void fdpass_aspace_gone(struct proc *p, struct uml_aspace *as)
+{
+	struct fdtable *fdt = p->fdt;
+	int i;
+
+	if (!fdt || fdt->pass_as != as)
+		return;
+	for (i = 0; i < fdt->size; i++) {
+		fdt->ent[i].host_in = false;
+		fdt->ent[i].marks = 0;
+	}
+	pend_clear(fdt);
+	fdt->pass_as = NULL;
+}
+
+/*
  * The last reference to @fdt is gone (fdt_put()): its queue goes.  Return:
  * true if it may be freed, false if a batch of it is still out (then
  * fdpass_done() frees it).
@@ -242,7 +262,8 @@ void fdpass_unshared(struct proc *p, struct fdtable *parent_fdt)
 	if (uml_aspace_mark_fds(p->as, 0, UML_FD_MARK_MAX, 0) < 0)
 		die("cannot clear the fd marks");
 	fdpass_aspace_new(p, false);
-	if (!p->fdt->pass_as || !parent_fdt || !parent_fdt->pass_as)
+	/* A table still shared with the parent is the parent's mirror. */
+	if (p->fdt->pass_as != p->as || !parent_fdt || !parent_fdt->pass_as)
 		return;
 	for (i = 0; i < parent_fdt->size; i++)
 		if (parent_fdt->ent[i].host_in && queue(p->fdt, i, NULL) < 0)
@@ -322,7 +343,8 @@ void fdpass_limits(struct proc *p)
 	struct fdtable *fdt = p->fdt;
 	int i;
 
-	if (!fdt || !fdt->pass_as || fdt->pass_as != p->as)
+	/* A CLONE_VM child's limits are not those of the table's owner. */
+	if (!fdt || !fdt->pass_as || fdt->pass_as != p->as || p->as_shared)
 		return;
 	for (i = 0; i < fdt->size; i++)
 		if (fdt->ent[i].marks)
@@ -449,7 +471,8 @@ bool fdpass_done(struct task *t, struct fdpass_batch *b, int r)
 		b->n = 0;
 		return false;
 	}
-	failed = r < 0 && t->state != TASK_DEAD;
+	/* Even if @t died meanwhile: the table may live on in others. */
+	failed = r < 0;
 	if (failed)
 		fdpass_drop(fdt);
 	for (i = 0; i < b->n; i++) {

@@ -346,6 +346,7 @@ void proc_exit_group(struct proc *p, int wstatus)
 		kill_sharers(p);
 		while (p->threads)
 			task_unlink(p->threads);
+		fdpass_aspace_gone(p, as);
 		/* Destroying the address space kills and frees its threads. */
 		if (own && uml_aspace_destroy_usage(as, &ru) == 0)
 			usage_proc_exited(p, &ru);

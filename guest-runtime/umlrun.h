@@ -168,6 +168,7 @@ void fdpass_stats_print(void);	/* --stats */
 void fdpass_aspace_new(struct proc *p, bool set_policy);
 void fdpass_forget(struct fdtable *fdt, unsigned int fd);
 void fdpass_drop(struct fdtable *fdt);
+void fdpass_aspace_gone(struct proc *p, struct uml_aspace *as);
 void fdpass_syscall(struct task *t, unsigned long nr, unsigned int fd);
 void fdpass_limits(struct proc *p);
 void fdpass_fork(struct proc *c, struct proc *parent);
