@@ -58,7 +58,7 @@ bool fdpass_marked_nr(unsigned long nr)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(marked_nrs) / sizeof(marked_nrs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(marked_nrs); i++)
 		if (marked_nrs[i] == nr)
 			return true;
 	return false;
@@ -90,13 +90,22 @@ void fdpass_stats_print(void)
 		n_install, n_close, n_mark, n_drop);
 }
 
-static void pend_clear(struct fdtable *fdt)
+/*
+ * @fdt mirrors into @as (NULL: nowhere) from now on, with nothing of it in
+ * that host table yet: no entry installed or marked, nothing queued.
+ */
+static void mirror_set(struct fdtable *fdt, struct uml_aspace *as)
 {
 	int i;
 
+	for (i = 0; i < fdt->size; i++) {
+		fdt->ent[i].host_in = false;
+		fdt->ent[i].marks = 0;
+	}
 	for (i = 0; i < fdt->npend; i++)
 		file_put(fdt->pend[i].f);
 	fdt->npend = 0;
+	fdt->pass_as = as;
 }
 
 /*
@@ -110,19 +119,12 @@ void fdpass_aspace_new(struct proc *p, bool set_policy)
 
 	if (!pass_on)
 		return;
-	for (i = 0; set_policy && i < sizeof(marked_nrs) / sizeof(marked_nrs[0]);
-	     i++)
+	for (i = 0; set_policy && i < ARRAY_SIZE(marked_nrs); i++)
 		if (uml_aspace_set_policy(p->as, marked_nrs[i],
 					  UML_POLICY_NATIVE_MARKED, 0) < 0)
 			die("cannot set the policy of syscall %u", marked_nrs[i]);
-	if (p->fdt->refs > 1)
-		return;
-	for (i = 0; i < (unsigned int)p->fdt->size; i++) {
-		p->fdt->ent[i].host_in = false;
-		p->fdt->ent[i].marks = 0;
-	}
-	pend_clear(p->fdt);
-	p->fdt->pass_as = p->as;
+	if (p->fdt->refs == 1)
+		mirror_set(p->fdt, p->as);
 }
 
 /*
@@ -197,19 +199,12 @@ static void set_marks(struct fdtable *fdt, unsigned int fd, unsigned int m)
  */
 void fdpass_drop(struct fdtable *fdt)
 {
-	int i;
-
 	if (!fdt->pass_as)
 		return;
 	if (uml_aspace_mark_fds(fdt->pass_as, 0, UML_FD_MARK_MAX, 0) < 0)
 		die("cannot clear the fd marks");
 	n_drop++;
-	for (i = 0; i < fdt->size; i++) {
-		fdt->ent[i].host_in = false;
-		fdt->ent[i].marks = 0;
-	}
-	pend_clear(fdt);
-	fdt->pass_as = NULL;
+	mirror_set(fdt, NULL);
 }
 
 /*
@@ -219,17 +214,8 @@ void fdpass_drop(struct fdtable *fdt)
  */
 void fdpass_aspace_gone(struct proc *p, struct uml_aspace *as)
 {
-	struct fdtable *fdt = p->fdt;
-	int i;
-
-	if (!fdt || fdt->pass_as != as)
-		return;
-	for (i = 0; i < fdt->size; i++) {
-		fdt->ent[i].host_in = false;
-		fdt->ent[i].marks = 0;
-	}
-	pend_clear(fdt);
-	fdt->pass_as = NULL;
+	if (p->fdt && p->fdt->pass_as == as)
+		mirror_set(p->fdt, NULL);
 }
 
 /*
@@ -239,11 +225,10 @@ void fdpass_aspace_gone(struct proc *p, struct uml_aspace *as)
  */
 bool fdpass_release(struct fdtable *fdt)
 {
-	pend_clear(fdt);
+	mirror_set(fdt, NULL);
 	free(fdt->pend);
 	fdt->pend = NULL;
 	fdt->pend_cap = 0;
-	fdt->pass_as = NULL;
 	return !fdt->pass_hold;
 }
 
