@@ -54,7 +54,10 @@ struct uml_ops {
 	/* Optional (NULL: no fd marks); validated. */
 	int (*mark_fds)(struct uml_aspace *as, unsigned int first,
 			unsigned int count, unsigned int marks);
-	/* Optional (NULL: mem_batch, then thread_run); validated ops. */
+	/*
+	 * Optional; validated ops.  1 if it cannot take this batch (NULL
+	 * likewise): then mem_batch, then thread_run.
+	 */
 	int (*thread_run_mem)(struct uml_thread *t,
 			      const struct uml_mem_op *ops, unsigned int n,
 			      struct uml_exit *ex);
@@ -173,9 +176,8 @@ pid_t __uml_self(void);
 struct uml_thread *__uml_driven_thread(struct uml_aspace *as);
 
 /* skas backend internals shared between skas.c and skas_run.c. */
-struct skas_mem_op;
-struct skas_mem_op *__uml_skas_mem_ops(const struct uml_mem_op *ops,
-				       unsigned int n);
+int __uml_skas_mem_ioctl(int fd, unsigned long cmd,
+			 const struct uml_mem_op *ops, unsigned int n, int *err);
 int __uml_skas_thread_run_mem(struct uml_thread *t,
 			      const struct uml_mem_op *ops, unsigned int n,
 			      struct uml_exit *ex);

@@ -484,8 +484,8 @@ static int aspace_create(struct uml_host *host, struct uml_aspace **asp,
 /* ---- mem ops ---------------------------------------------------------- */
 
 /* The module's form of @n checked operations (UML_MEM_* == SKAS_MEM_*). */
-struct skas_mem_op *__uml_skas_mem_ops(const struct uml_mem_op *ops,
-				       unsigned int n)
+static struct skas_mem_op *mem_ops(const struct uml_mem_op *ops,
+				   unsigned int n)
 {
 	struct skas_mem_op *k = calloc(n ? n : 1, sizeof(*k));
 	unsigned int i;
@@ -514,12 +514,16 @@ struct skas_mem_op *__uml_skas_mem_ops(const struct uml_mem_op *ops,
 	return k;
 }
 
-/* One SKAS_MEM ioctl: the number done, or -errno if the first failed. */
-static int mem_submit(struct uml_aspace *as, const struct uml_mem_op *ops,
-		      unsigned int n, int *err)
+/*
+ * A batch ioctl (SKAS_MEM on an address space, SKAS_RUN_MEM on a thread)
+ * of @n checked operations: its return value (SKAS_MEM: the number done),
+ * with the batch's error in *@err; or -errno.
+ */
+int __uml_skas_mem_ioctl(int fd, unsigned long cmd,
+			 const struct uml_mem_op *ops, unsigned int n, int *err)
 {
 	struct skas_mem_batch b;
-	struct skas_mem_op *k = __uml_skas_mem_ops(ops, n);
+	struct skas_mem_op *k = mem_ops(ops, n);
 	int ret;
 
 	if (!k)
@@ -528,13 +532,20 @@ static int mem_submit(struct uml_aspace *as, const struct uml_mem_op *ops,
 	b.size = sizeof(b);
 	b.count = n;
 	b.ops = (uintptr_t)k;
-	ret = ioctl(as->fd, SKAS_MEM, &b);
+	ret = ioctl(fd, cmd, &b);
 	if (ret < 0)
 		ret = errno == ENOENT ? -ESRCH : -errno;
 	else
 		*err = b.error;
 	free(k);
 	return ret;
+}
+
+/* One SKAS_MEM ioctl: the number done, or -errno if the first failed. */
+static int mem_submit(struct uml_aspace *as, const struct uml_mem_op *ops,
+		      unsigned int n, int *err)
+{
+	return __uml_skas_mem_ioctl(as->fd, SKAS_MEM, ops, n, err);
 }
 
 /*

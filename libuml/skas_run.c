@@ -114,42 +114,27 @@ int __uml_skas_thread_run(struct uml_thread *t, struct uml_exit *ex)
 }
 
 /*
- * SKAS_RUN_MEM: the batch, then the run, in one hand-off.  Without the
- * capability, or for a batch SKAS_RUN_MEM cannot take, each on its own.
+ * SKAS_RUN_MEM: the batch, then the run, in one hand-off.  1 without the
+ * capability, or for a batch SKAS_RUN_MEM cannot take: uml.c then does
+ * each on its own.
  */
 int __uml_skas_thread_run_mem(struct uml_thread *t,
 			      const struct uml_mem_op *ops, unsigned int n,
 			      struct uml_exit *ex)
 {
-	struct skas_mem_batch b;
-	struct skas_mem_op *k;
 	int ret, err;
 
 	if (t->dead)
 		return -ESRCH;
-	if (!t->as->host->skas_run_mem || n > SKAS_MEM_MAX_OPS) {
-		ret = uml_aspace_mem(t->as, ops, n, &err);
-		if (ret != (int)n)
-			return ret < 0 ? ret : err;
-		return __uml_skas_thread_run(t, ex);
-	}
+	if (!t->as->host->skas_run_mem || n > SKAS_MEM_MAX_OPS)
+		return 1;
 	if (run_pending(t, ex)) {
 		/* Nothing may run before the event: the batch goes alone. */
 		ret = uml_aspace_mem(t->as, ops, n, &err);
 		return ret == (int)n ? 0 : (ret < 0 ? ret : err);
 	}
-	k = __uml_skas_mem_ops(ops, n);
-	if (!k)
-		return -ENOMEM;
-	memset(&b, 0, sizeof(b));
-	b.size = sizeof(b);
-	b.count = n;
-	b.ops = (uintptr_t)k;
-	ret = ioctl(t->fd, SKAS_RUN_MEM, &b);
-	if (ret)
-		ret = errno == ENOENT ? -ESRCH : -errno;
-	free(k);
-	return ret ? ret : run_event(t, ex);
+	ret = __uml_skas_mem_ioctl(t->fd, SKAS_RUN_MEM, ops, n, &err);
+	return ret < 0 ? ret : run_event(t, ex);
 }
 
 /* From any thread: only pid is read (gone: dead, or its death pending). */

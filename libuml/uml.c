@@ -620,8 +620,11 @@ int uml_thread_run_mem(struct uml_thread *t, const struct uml_mem_op *ops,
 			return ret;
 	}
 	b = t->as->host->ops;
-	if (n && b->thread_run_mem)
-		return b->thread_run_mem(t, ops, n, ex);
+	if (n && b->thread_run_mem) {
+		ret = b->thread_run_mem(t, ops, n, ex);
+		if (ret <= 0)
+			return ret;
+	}
 	if (n) {
 		ret = uml_aspace_mem(t->as, ops, n, &err);
 		if (ret != (int)n)
