@@ -420,37 +420,36 @@ static void bytes(long n)
 	printf("bytes: %ld\n", sum);
 }
 
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} parts[] = {
+	{ "coherence", part_coherence }, { "fork", part_fork },
+	{ "exec", part_exec }, { "vfork", part_vfork },
+	{ "fsize", part_fsize }, { "reuse", part_reuse },
+	{ "many", part_many }, { "threads", part_threads },
+	{ "race", part_race }, { "devices", part_devices },
+};
+
 int main(int argc, char **argv)
 {
+	size_t i;
+
 	self_path = argv[0];
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc == 4 && !strcmp(argv[1], "exec-child"))
+	if (argc == 4 && !strcmp(argv[1], "exec-child")) {
 		part_exec_child(atoi(argv[2]), atoi(argv[3]));
-	else if (argc == 3 && !strcmp(argv[1], "bytes"))
-		bytes(atol(argv[2]));
-	else if (argc == 2 && !strcmp(argv[1], "coherence"))
-		part_coherence();
-	else if (argc == 2 && !strcmp(argv[1], "fork"))
-		part_fork();
-	else if (argc == 2 && !strcmp(argv[1], "exec"))
-		part_exec();
-	else if (argc == 2 && !strcmp(argv[1], "vfork"))
-		part_vfork();
-	else if (argc == 2 && !strcmp(argv[1], "fsize"))
-		part_fsize();
-	else if (argc == 2 && !strcmp(argv[1], "reuse"))
-		part_reuse();
-	else if (argc == 2 && !strcmp(argv[1], "many"))
-		part_many();
-	else if (argc == 2 && !strcmp(argv[1], "threads"))
-		part_threads();
-	else if (argc == 2 && !strcmp(argv[1], "race"))
-		part_race();
-	else if (argc == 2 && !strcmp(argv[1], "devices"))
-		part_devices();
-	else {
-		fprintf(stderr, "usage: fileio PART | bytes N\n");
-		return 2;
+		return 0;
 	}
-	return 0;
+	if (argc == 3 && !strcmp(argv[1], "bytes")) {
+		bytes(atol(argv[2]));
+		return 0;
+	}
+	for (i = 0; argc == 2 && i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (!strcmp(argv[1], parts[i].name)) {
+			parts[i].fn();
+			return 0;
+		}
+	fprintf(stderr, "usage: fileio PART | bytes N\n");
+	return 2;
 }

@@ -42,14 +42,8 @@ static int mark_fds(int as, unsigned int first, unsigned int count,
 
 static int set_marked(int as, unsigned int nr)
 {
-	struct skas_policy p;
-
-	memset(&p, 0, sizeof(p));
-	p.size = sizeof(p);
-	p.nr = nr;
-	p.action = SKAS_POLICY_NATIVE;
-	p.flags = SKAS_POLICY_MARKED;
-	return ioctl(as, SKAS_SET_POLICY, &p) ? -errno : 0;
+	return skas_set_policy_flags(as, nr, SKAS_POLICY_NATIVE,
+				     SKAS_POLICY_MARKED, 0);
 }
 
 /* One SKAS_MEM fd operation; the ioctl's result or -errno. */
@@ -66,14 +60,7 @@ static int fd_op(int as, unsigned int op, int fd, unsigned long target,
 static long call(int thread, struct skas_run *run, long nr, unsigned long a0,
 		 unsigned long a1, unsigned long a2)
 {
-	memset(&run->regs, 0, sizeof(run->regs));
-	run->regs.rip = CODE;
-	run->regs.eflags = 0x202;
-	run->regs.rsp = DATA + 4096;
-	run->regs.rax = nr;
-	run->regs.rdi = a0;
-	run->regs.rsi = a1;
-	run->regs.rdx = a2;
+	skas_set_call(run, CODE, DATA + 4096, nr, a0, a1, a2, 0);
 	if (ioctl(thread, SKAS_RUN, 0))
 		return -10000 - errno;
 	if (run->exit_reason == SKAS_EXIT_FAULT &&

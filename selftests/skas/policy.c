@@ -206,15 +206,7 @@ static void set_call(struct skas_run *run, unsigned long rip, long nr,
 		     unsigned long a0, unsigned long a1, unsigned long a2,
 		     unsigned long a3)
 {
-	memset(&run->regs, 0, sizeof(run->regs));
-	run->regs.rip = rip;
-	run->regs.eflags = 0x202;
-	run->regs.rsp = DATA + 4096;
-	run->regs.rax = nr;
-	run->regs.rdi = a0;
-	run->regs.rsi = a1;
-	run->regs.rdx = a2;
-	run->regs.r10 = a3;
+	skas_set_call(run, rip, DATA + 4096, nr, a0, a1, a2, a3);
 }
 
 static int run_fd(int thread, struct skas_run *run)

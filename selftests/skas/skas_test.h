@@ -269,9 +269,10 @@ static inline int skas_run(struct skas_guest *g)
 	return g->run->exit_reason;
 }
 
-/* SKAS_SET_POLICY for one syscall; 0 or -errno. */
-static inline int skas_set_policy(int as, unsigned int nr, unsigned int action,
-				  long long value)
+/* SKAS_SET_POLICY for one syscall, with @flags; 0 or -errno. */
+static inline int skas_set_policy_flags(int as, unsigned int nr,
+					unsigned int action, unsigned int flags,
+					long long value)
 {
 	struct skas_policy p;
 
@@ -279,8 +280,16 @@ static inline int skas_set_policy(int as, unsigned int nr, unsigned int action,
 	p.size = sizeof(p);
 	p.nr = nr;
 	p.action = action;
+	p.flags = flags;
 	p.value = value;
 	return ioctl(as, SKAS_SET_POLICY, &p) ? -errno : 0;
+}
+
+/* SKAS_SET_POLICY for one syscall; 0 or -errno. */
+static inline int skas_set_policy(int as, unsigned int nr, unsigned int action,
+				  long long value)
+{
+	return skas_set_policy_flags(as, nr, action, 0, value);
 }
 
 /* SKAS_INSTALL_FD of the runtime's @fd at the guest's @target; 0 or -errno. */
@@ -343,6 +352,23 @@ static inline long skas_rw(int as, bool write, unsigned long addr, void *buf,
 	rw.len = len;
 	ret = ioctl(as, write ? SKAS_MEM_WRITE : SKAS_MEM_READ, &rw);
 	return ret < 0 ? -errno : ret;
+}
+
+/* Registers for syscall @nr(@a0 ... @a3) at @rip, the stack at @rsp. */
+static inline void skas_set_call(struct skas_run *run, unsigned long rip,
+				 unsigned long rsp, long nr, unsigned long a0,
+				 unsigned long a1, unsigned long a2,
+				 unsigned long a3)
+{
+	memset(&run->regs, 0, sizeof(run->regs));
+	run->regs.rip = rip;
+	run->regs.eflags = 0x202;
+	run->regs.rsp = rsp;
+	run->regs.rax = nr;
+	run->regs.rdi = a0;
+	run->regs.rsi = a1;
+	run->regs.rdx = a2;
+	run->regs.r10 = a3;
 }
 
 /* Registers for running at @rip with a valid user state. */
