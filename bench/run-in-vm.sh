@@ -359,10 +359,25 @@ if wanted getpid; then
 fi
 
 # ---- host tax ---------------------------------------------------------------
-# A native getpid loop while K idle guests are alive (K = 1, 16), and again
-# once they are gone, against the same loop before any guest existed.
+# A native getpid loop while K idle guests are alive (K = 1, 16), again
+# with the 16 and skas.ko's untrace_hosts opt-in on (host-tax-16-untraced),
+# and once they are gone, against the same loop before any guest existed.
 # Columns: "native" is the loop with no guest; a path's column is the loop
 # with that path's guests alive.
+untrace_param=/sys/module/skas/parameters/untrace_hosts
+
+# untraced_wait: up to 5 s for the module to have untraced the host's tasks.
+untraced_wait() {
+	t=0
+	while [ "$(cat /sys/module/skas/parameters/hosts_untraced)" = 0 ] &&
+	      [ $t -lt 50 ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
+	[ "$(cat /sys/module/skas/parameters/hosts_untraced)" != 0 ]
+}
+
+host_tax_rows="host-tax-1 host-tax-16 host-tax-16-untraced host-tax-0-after"
 idle_up() {	# idle_up PATH K: start K more idle guests (pids in $idle_pids)
 	k=0
 	while [ $k -lt "$2" ]; do
@@ -409,14 +424,14 @@ if wanted host-tax; then
 		for p in $(rotate "$r" $paths); do
 			if [ "$p" = native ]; then
 				probes_settle "host-tax native rep $r"
-				for w in host-tax-1 host-tax-16 host-tax-0-after; do
+				for w in $host_tax_rows; do
 					run1 "$w" native "$r" $pin ./getpid "$n"
 				done
 				continue
 			fi
 			reason=$(na_reason "$p")
 			if [ -n "$reason" ]; then
-				for w in host-tax-1 host-tax-16 host-tax-0-after; do
+				for w in $host_tax_rows; do
 					run1 "$w" "$p" "$r" true
 				done
 				continue
@@ -429,12 +444,29 @@ if wanted host-tax; then
 				if idle_up "$p" 15; then
 					echo "# host-tax-16 $p rep $r: probes_registered=$(probes)"
 					run1 host-tax-16 "$p" "$r" $pin ./getpid "$n"
+					case $p in
+					skas*)
+						echo 1 > $untrace_param
+						if untraced_wait; then
+							echo "# host-tax-16-untraced $p rep $r: hosts_untraced=$(cat /sys/module/skas/parameters/hosts_untraced)"
+							run1 host-tax-16-untraced "$p" "$r" $pin ./getpid "$n"
+						else
+							echo "BENCH-NA host-tax-16-untraced $p the module did not untrace the host's tasks in 5 s"
+						fi
+						echo 0 > $untrace_param
+						;;
+					*)
+						echo "BENCH-NA host-tax-16-untraced $p untrace_hosts is skas.ko's"
+						;;
+					esac
 				else
 					echo "BENCH-NA host-tax-16 $p $idle_fail"
+					echo "BENCH-NA host-tax-16-untraced $p $idle_fail"
 				fi
 			else
 				echo "BENCH-NA host-tax-1 $p $idle_fail"
 				echo "BENCH-NA host-tax-16 $p $idle_fail"
+				echo "BENCH-NA host-tax-16-untraced $p $idle_fail"
 			fi
 			idle_down
 			probes_settle "host-tax-0-after $p rep $r"

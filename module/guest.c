@@ -25,9 +25,9 @@
 			 X86_EFLAGS_AC)
 
 /* Take the fault signal @ev names off current's queue; fill in details. */
-void skas_take_fault(struct skas_run *ev)
+void skas_take_fault(struct skas_event *ev)
 {
-	struct skas_exit_fault *f = &ev->exit.fault;
+	struct skas_exit_fault *f = &ev->fault;
 	kernel_siginfo_t info;
 	enum pid_type type;
 	sigset_t mask;
@@ -70,7 +70,10 @@ void skas_guest_block_signals(void)
 /*
  * Drop every pending signal of current but SIGKILL (already reported as
  * SKAS_EXIT_INTERRUPTED, or sent before the attach), and block them all
- * again.  Runs in the guest at each park.
+ * again.  Runs in the guest at each park.  Most parks (a trapped syscall)
+ * find nothing to do: the unlocked look is enough for those, since a
+ * signal that comes after it kicks the thread (skas_thread_signal()) and
+ * the next park drops it.
  */
 void skas_guest_flush_signals(void)
 {
@@ -78,6 +81,12 @@ void skas_guest_flush_signals(void)
 	enum pid_type type;
 	sigset_t mask;
 
+	siginitsetinv(&mask, sigmask(SIGKILL));
+	if (sigequalsets(&current->blocked, &mask) &&
+	    sigisemptyset(&current->pending.signal) &&
+	    sigisemptyset(&current->signal->shared_pending.signal) &&
+	    !test_thread_flag(TIF_SIGPENDING))
+		return;
 	siginitset(&mask, sigmask(SIGKILL));
 	spin_lock_irq(&skas_sighand()->siglock);
 	skas_guest_block_signals();

@@ -53,7 +53,47 @@ void skas_task_bind(struct skas_thread *t)
 	skas_thread_get(t);
 	spin_lock(&skas_tasks_lock);
 	hash_add_rcu(skas_tasks, &t->hnode, (unsigned long)t->task);
+	/*
+	 * Its syscalls must reach the probe, whatever skas_tasks_untrace()
+	 * did to the task before: under the lock that walk takes.
+	 */
+	set_task_syscall_work(t->task, SYSCALL_TRACEPOINT);
 	spin_unlock(&skas_tasks_lock);
+}
+
+/**
+ * skas_tasks_untrace() - set or clear the syscall tracepoint work of every
+ * task that is not a guest (module/untrace.c).
+ * @on: set it (what the kernel did when the first probe came), or clear it.
+ *
+ * A guest task keeps it: the check and the change are under the lock that
+ * skas_task_bind() sets it under, and a guest's fork child, on the task
+ * list before the fork probe binds it, does not run before that.  A task
+ * that a walk misses (forked during it) keeps what its parent had, as it
+ * would with the kernel's own walk (syscall_regfunc()).
+ *
+ * Return: the number of tasks changed.
+ */
+unsigned int skas_tasks_untrace(bool on)
+{
+	struct task_struct *p, *task;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(p, task) {
+		spin_lock(&skas_tasks_lock);
+		if (!skas_task_lookup(task)) {
+			if (on)
+				set_task_syscall_work(task, SYSCALL_TRACEPOINT);
+			else
+				clear_task_syscall_work(task,
+							SYSCALL_TRACEPOINT);
+			n++;
+		}
+		spin_unlock(&skas_tasks_lock);
+	}
+	rcu_read_unlock();
+	return n;
 }
 
 /**
@@ -169,6 +209,9 @@ static struct skas_tp skas_tps[] = {
 	{ "sched_process_fork", skas_probe_process_fork },
 };
 
+/* Not probed, only watched: skas_syscall_probe_alone(). */
+static struct tracepoint *skas_tp_sys_exit;
+
 static void skas_tp_find(struct tracepoint *tp, void *priv)
 {
 	unsigned int i;
@@ -176,6 +219,29 @@ static void skas_tp_find(struct tracepoint *tp, void *priv)
 	for (i = 0; i < ARRAY_SIZE(skas_tps); i++)
 		if (!strcmp(tp->name, skas_tps[i].name))
 			skas_tps[i].tp = tp;
+	if (!strcmp(tp->name, "sys_exit"))
+		skas_tp_sys_exit = tp;
+}
+
+/**
+ * skas_syscall_probe_alone() - is our sys_enter probe the only probe of
+ * the two syscall tracepoints (the ones whose work flag every task has)?
+ *
+ * Reads the tracepoints' probe arrays, which are freed only after an RCU
+ * grace period.  Return: true if sys_enter has exactly our probe and
+ * sys_exit none.
+ */
+bool skas_syscall_probe_alone(void)
+{
+	struct tracepoint_func *f;
+	bool alone;
+
+	rcu_read_lock();
+	f = rcu_dereference(skas_tps[0].tp->funcs);
+	alone = f && f[0].func == skas_probe_sys_enter && !f[1].func &&
+		!rcu_access_pointer(skas_tp_sys_exit->funcs);
+	rcu_read_unlock();
+	return alone;
 }
 
 static void skas_hooks_unregister(unsigned int n)
@@ -203,6 +269,8 @@ static void skas_hooks_unreg_fn(struct work_struct *work)
 {
 	mutex_lock(&skas_hooks_lock);
 	if (!skas_hooks_users && skas_hooks_live) {
+		/* Every task traced again first: another probe may remain. */
+		skas_untrace_stop();
 		skas_hooks_unregister(ARRAY_SIZE(skas_tps));
 		skas_hooks_live = false;
 	}
@@ -231,10 +299,12 @@ int skas_hooks_get(void)
 				break;
 			skas_probes_registered++;
 		}
-		if (ret)
+		if (ret) {
 			skas_hooks_unregister(i);
-		else
+		} else {
 			skas_hooks_live = true;
+			skas_untrace_start();
+		}
 	}
 	if (!ret)
 		skas_hooks_users++;
@@ -271,6 +341,10 @@ int skas_hooks_init(void)
 			pr_err("tracepoint %s not found\n", skas_tps[i].name);
 			return -ENOENT;
 		}
+	}
+	if (!skas_tp_sys_exit) {
+		pr_err("tracepoint sys_exit not found\n");
+		return -ENOENT;
 	}
 	return 0;
 }

@@ -203,55 +203,40 @@ static bool skas_native_args_match(struct skas_thread *t,
 	       regs->r10 == a[3] && regs->r8 == a[4] && regs->r9 == a[5];
 }
 
-/**
- * skas_thread_trap_syscall() - sys_enter probe for a guest task.
- * @t:    the thread of current.
- * @regs: current's pt_regs.
- * @id:   the syscall number.
- *
- * Runs with preemption disabled.  The syscall is skipped unless the
- * runtime allowed it: a one-shot skas_native_arm(), a NATIVE policy entry,
- * or the restart of an interrupted NATIVE syscall.  A traced guest is
- * killed (skas_guest_traced()).
- */
-void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
+/* The armed native syscall's entry: let it run if it is the one. */
+static void skas_native_entry(struct skas_thread *t, struct pt_regs *regs,
 			      long id)
 {
-	struct skas_exit_syscall *sc = &t->ev.exit.syscall;
 	unsigned long flags;
-	bool restart_ok;
 
-	if (skas_guest_traced(t)) {
-		regs->orig_ax = -1;
-		return;
-	}
 	spin_lock_irqsave(&t->lock, flags);
-	if (t->native_armed) {
-		/* The one syscall skas_native_arm() set up, or nothing. */
-		t->native_armed = false;
-		t->native_passed = regs->ip == t->native_ip &&
-				   id == t->native_nr && !in_ia32_syscall() &&
-				   skas_native_args_match(t, regs);
-		if (!t->native_passed || t->native_bounce)
-			regs->orig_ax = -1;
-		if (!skas_thread_queue(t, &t->stop_work, TWA_RESUME)) {
-			t->native_active = true;
-			t->stop_queued = true;
-		}
-		goto out;
+	t->native_armed = false;
+	t->native_passed = regs->ip == t->native_ip && id == t->native_nr &&
+			   !in_ia32_syscall() && skas_native_args_match(t, regs);
+	if (!t->native_passed || t->native_bounce)
+		regs->orig_ax = -1;
+	if (!skas_thread_queue(t, &t->stop_work, TWA_RESUME)) {
+		t->native_active = true;
+		t->stop_queued = true;
 	}
-	regs->orig_ax = -1;
-	restart_ok = t->restart_ok;
-	t->restart_ok = false;
-	if (t->state != SKAS_T_RUNNING || t->stop_queued)
-		goto out;
-	if (skas_native_restart(t, regs, id, restart_ok) ||
-	    skas_policy_apply(t, regs, id))
-		goto out;
-	memset(&t->ev, 0, sizeof(t->ev));
-	t->ev.exit_reason = SKAS_EXIT_SYSCALL;
+	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/*
+ * A trapped syscall: record its number and arguments, and queue the stop.
+ * The lock orders the stop with kicks (stop_queued).
+ */
+static void skas_trap_record(struct skas_thread *t, struct pt_regs *regs,
+			     long id)
+{
+	struct skas_exit_syscall *sc = &t->ev.syscall;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock, flags);
+	t->ev.reason = SKAS_EXIT_SYSCALL;
 	t->entry_ax = regs->ax;
 	sc->nr = id;
+	sc->pad = 0;
 	if (in_ia32_syscall()) {
 		sc->abi = SKAS_ABI_IA32;
 		sc->args[0] = (u32)regs->bx;
@@ -271,8 +256,47 @@ void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 	}
 	if (!skas_thread_queue(t, &t->stop_work, TWA_RESUME))
 		t->stop_queued = true;
-out:
 	spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/**
+ * skas_thread_trap_syscall() - sys_enter probe for a guest task.
+ * @t:    the thread of current.
+ * @regs: current's pt_regs.
+ * @id:   the syscall number.
+ *
+ * Runs with preemption disabled.  The syscall is skipped unless the
+ * runtime allowed it: a one-shot skas_native_arm(), a NATIVE policy entry,
+ * or the restart of an interrupted NATIVE syscall.  A traced guest is
+ * killed (skas_guest_traced()).
+ *
+ * Up to the trap no lock is taken, so that the policy's answers (CONST,
+ * THREAD, NATIVE) cost no more than their lookup: what is read is this
+ * task's own (native_armed, restart_ok and stop_queued are written only
+ * by the guest task once it runs, or before it first does), or changes
+ * from elsewhere only while the task is parked (state).
+ */
+void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
+			      long id)
+{
+	bool restart_ok;
+
+	if (skas_guest_traced(t)) {
+		regs->orig_ax = -1;
+		return;
+	}
+	if (unlikely(t->native_armed)) {
+		skas_native_entry(t, regs, id);
+		return;
+	}
+	regs->orig_ax = -1;
+	restart_ok = t->restart_ok;
+	t->restart_ok = false;
+	if (READ_ONCE(t->state) != SKAS_T_RUNNING || t->stop_queued ||
+	    skas_native_restart(t, regs, id, restart_ok) ||
+	    skas_policy_apply(t, regs, id))
+		return;
+	skas_trap_record(t, regs, id);
 }
 
 /**
@@ -290,9 +314,9 @@ void skas_thread_fault(struct skas_thread *t, int sig)
 
 	spin_lock_irqsave(&t->lock, flags);
 	if (t->state == SKAS_T_RUNNING && !t->stop_queued) {
-		memset(&t->ev, 0, sizeof(t->ev));
-		t->ev.exit_reason = SKAS_EXIT_FAULT;
-		t->ev.exit.fault.signo = sig;
+		t->ev.reason = SKAS_EXIT_FAULT;
+		memset(&t->ev.fault, 0, sizeof(t->ev.fault));
+		t->ev.fault.signo = sig;
 		if (!skas_thread_queue(t, &t->stop_work, TWA_RESUME))
 			t->stop_queued = true;
 	}
@@ -525,7 +549,7 @@ static void skas_native_interrupted(struct skas_thread *t,
  * Park the guest: publish @ev and the registers, wake the runtime, then
  * wait.  Runs in the guest's process context, on its way to user mode.
  */
-static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
+static void skas_guest_park(struct skas_thread *t, struct skas_event *ev,
 			    bool first)
 {
 	struct pt_regs *regs = task_pt_regs(current);
@@ -536,7 +560,7 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 		return;
 	if (READ_ONCE(t->native_bounce)) {
 		skas_bounce_cancel(t, regs);
-		if (ev->exit_reason == SKAS_EXIT_FAULT) {
+		if (ev->reason == SKAS_EXIT_FAULT) {
 			/* The vDSO's instruction faulted: not a syscall. */
 			skas_guest_end(t, SKAS_END_NATIVE);
 			return;
@@ -556,7 +580,7 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 		skas_regs_to_user(&run->regs, regs);
 	} else {
 		skas_native_interrupted(t, regs);
-		if (ev->exit_reason == SKAS_EXIT_FAULT)
+		if (ev->reason == SKAS_EXIT_FAULT)
 			skas_take_fault(ev);
 		/*
 		 * A skipped syscall leaves ax as the entry code set it (the
@@ -564,21 +588,25 @@ static void skas_guest_park(struct skas_thread *t, struct skas_run *ev,
 		 * despite orig_ax = -1: kill this guest, and only this one
 		 * (every guest is checked at each of its own traps).
 		 */
-		if (ev->exit_reason == SKAS_EXIT_SYSCALL &&
+		if (ev->reason == SKAS_EXIT_SYSCALL &&
 		    regs->ax != t->entry_ax) {
 			skas_guest_end(t, SKAS_END_SKIP);
 			return;
 		}
 		skas_regs_to_user(&run->regs, regs);
-		if (ev->exit_reason == SKAS_EXIT_SYSCALL)
-			run->regs.orig_rax = ev->exit.syscall.nr;
+		if (ev->reason == SKAS_EXIT_SYSCALL)
+			run->regs.orig_rax = ev->syscall.nr;
 	}
 	/* After skas_take_fault(): outside signals go, the fault's too. */
 	skas_guest_flush_signals();
-	run->exit = ev->exit;
+	/* Only the event's member: the copies are a trap's largest. */
+	if (ev->reason == SKAS_EXIT_SYSCALL)
+		run->exit.syscall = ev->syscall;
+	else if (ev->reason == SKAS_EXIT_FAULT)
+		run->exit.fault = ev->fault;
 	run->flags = 0;
 	memset(run->reserved, 0, sizeof(run->reserved));
-	WRITE_ONCE(run->exit_reason, ev->exit_reason);
+	WRITE_ONCE(run->exit_reason, ev->reason);
 
 	spin_lock_irqsave(&t->lock, flags);
 	t->state = SKAS_T_STOPPED;
@@ -673,7 +701,7 @@ int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args)
  */
 static noinline_for_stack void skas_bounce_done(struct skas_thread *t)
 {
-	struct skas_run ev = { .exit_reason = SKAS_EXIT_INTERRUPTED };
+	struct skas_event ev = { .reason = SKAS_EXIT_INTERRUPTED };
 	unsigned long flags;
 	bool kicked;
 
@@ -755,7 +783,7 @@ static void skas_stop_work_fn(struct callback_head *cb)
 {
 	struct skas_thread *t = container_of(cb, struct skas_thread,
 					     stop_work);
-	struct skas_run ev;
+	struct skas_event ev;
 	unsigned long flags;
 	bool first, first_park, native, passed;
 
@@ -788,7 +816,7 @@ static void skas_kick_work_fn(struct callback_head *cb)
 {
 	struct skas_thread *t = container_of(cb, struct skas_thread,
 					     kick_work);
-	struct skas_run ev = { .exit_reason = SKAS_EXIT_INTERRUPTED };
+	struct skas_event ev = { .reason = SKAS_EXIT_INTERRUPTED };
 	unsigned long flags;
 	bool park;
 

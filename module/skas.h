@@ -105,6 +105,22 @@ struct skas_mem_req {
 };
 
 /**
+ * struct skas_event - what a probe recorded for the park to report
+ * @reason: SKAS_EXIT_SYSCALL, _FAULT or _INTERRUPTED
+ * @syscall: SKAS_EXIT_SYSCALL's details
+ * @fault:  SKAS_EXIT_FAULT's (completed by skas_take_fault())
+ *
+ * Only the member of @reason is set, and only it goes to the run page.
+ */
+struct skas_event {
+	u32 reason;
+	union {
+		struct skas_exit_syscall syscall;
+		struct skas_exit_fault fault;
+	};
+};
+
+/**
  * struct skas_thread - a guest thread: one host task bound to an aspace
  * @ref:        references: the thread file, the task hash entry, and one
  *              per queued task_work
@@ -178,7 +194,7 @@ struct skas_thread {
 	bool unmarked;
 	struct task_struct *task;
 	struct skas_run *run;
-	struct skas_run ev;
+	struct skas_event ev;
 	unsigned long entry_ax;
 	struct skas_regs regs_in;
 	struct skas_mem_req *req;
@@ -252,7 +268,7 @@ long skas_aspace_sole_thread(struct skas_aspace *as, struct skas_thread **tp);
 struct task_struct *skas_aspace_task(struct skas_aspace *as);
 
 /* guest.c */
-void skas_take_fault(struct skas_run *ev);
+void skas_take_fault(struct skas_event *ev);
 void skas_guest_block_signals(void);
 void skas_guest_flush_signals(void);
 unsigned long skas_find_syscall_insn(void);
@@ -304,7 +320,13 @@ int skas_hooks_init(void);
 void skas_hooks_exit(void);
 void skas_task_bind(struct skas_thread *t);
 void skas_task_unbind(struct skas_thread *t);
+unsigned int skas_tasks_untrace(bool on);
+bool skas_syscall_probe_alone(void);
 extern int skas_probes_registered;
+
+/* untrace.c: the host-tax opt-in; both called with the hooks' mutex held */
+void skas_untrace_start(void);
+void skas_untrace_stop(void);
 
 /*
  * current is being killed, or already in do_exit() (its task_works run

@@ -553,7 +553,9 @@ struct skas_exit_exited {
  * @reserved:    out: 0
  * @regs:        in/out: the guest's registers; written by the module when
  *               the guest stops, read by SKAS_RUN
- * @exit:        out: details of the event, by @exit_reason
+ * @exit:        out: details of the event, by @exit_reason; only that
+ *               member is written (SKAS_EXIT_INTERRUPTED: none), the rest
+ *               keeps what an earlier event left
  *
  * The module writes it only while the guest is stopped, i.e. never while
  * SKAS_RUN is not in progress.
