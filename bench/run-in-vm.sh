@@ -365,16 +365,16 @@ fi
 # Columns: "native" is the loop with no guest; a path's column is the loop
 # with that path's guests alive.
 untrace_param=/sys/module/skas/parameters/untrace_hosts
+untraced_count=/sys/module/skas/parameters/hosts_untraced
 
 # untraced_wait: up to 5 s for the module to have untraced the host's tasks.
 untraced_wait() {
 	t=0
-	while [ "$(cat /sys/module/skas/parameters/hosts_untraced)" = 0 ] &&
-	      [ $t -lt 50 ]; do
+	while [ "$(cat $untraced_count)" = 0 ] && [ $t -lt 50 ]; do
 		sleep 0.1
 		t=$((t + 1))
 	done
-	[ "$(cat /sys/module/skas/parameters/hosts_untraced)" != 0 ]
+	[ "$(cat $untraced_count)" != 0 ]
 }
 
 host_tax_rows="host-tax-1 host-tax-16 host-tax-16-untraced host-tax-0-after"
@@ -448,7 +448,7 @@ if wanted host-tax; then
 					skas*)
 						echo 1 > $untrace_param
 						if untraced_wait; then
-							echo "# host-tax-16-untraced $p rep $r: hosts_untraced=$(cat /sys/module/skas/parameters/hosts_untraced)"
+							echo "# host-tax-16-untraced $p rep $r: hosts_untraced=$(cat $untraced_count)"
 							run1 host-tax-16-untraced "$p" "$r" $pin ./getpid "$n"
 						else
 							echo "BENCH-NA host-tax-16-untraced $p the module did not untrace the host's tasks in 5 s"
