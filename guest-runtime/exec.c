@@ -10,12 +10,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "umlrun.h"
 
-#define ARG_MAX_BYTES	(256 << 10)
+/*
+ * The limits of fs/exec.c: a string of argv or envp is at most
+ * MAX_ARG_STRLEN bytes with its NUL; all of them, the file name and a
+ * pointer each fit in a quarter of RLIMIT_STACK, at least ARG_MAX and at
+ * most three quarters of _STK_LIM (bprm_stack_limits()).
+ */
+#define MAX_ARG_STRLEN	(32 * PAGE_SIZE)
+#define ARG_MAX_MIN	(128ULL << 10)
+#define ARG_MAX_TOP	((8ULL << 20) / 4 * 3)
 
 struct proc *proc_alloc(void);
 
@@ -32,47 +41,148 @@ void exec_args_free(struct exec_args *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* Copy a NULL-terminated guest array of strings. */
-static int copy_strv(struct task *t, uint64_t uv, char ***vp, int *np,
-		     size_t *bytes)
+/* How many bytes the strings of an exec and their pointers may take. */
+static uint64_t exec_arg_limit(const struct proc *p)
 {
-	char **v = NULL, buf[PAGE_SIZE * 8];
+	uint64_t lim = p->rlim[RLIMIT_STACK].cur / 4;
+
+	if (lim > ARG_MAX_TOP)
+		lim = ARG_MAX_TOP;
+	return lim < ARG_MAX_MIN ? ARG_MAX_MIN : lim;
+}
+
+/*
+ * The strings (@strs bytes) are copied to the top of the new stack, which
+ * grows past its first page only within the execing process's
+ * RLIMIT_STACK (get_arg_page()'s expand_downwards()): -E2BIG if not.
+ */
+static int exec_strings_fit(const struct proc *p, uint64_t strs)
+{
+	uint64_t span = PAGE_ALIGN(strs + 8);
+
+	return span > PAGE_SIZE && span > p->rlim[RLIMIT_STACK].cur ? -E2BIG
+								   : 0;
+}
+
+/*
+ * Guest memory read a page at a time: argv and envp, their pointers and
+ * their strings, are a few pages, read once each rather than once per
+ * pointer and per string.
+ */
+struct strv_reader {
+	struct task *t;
+	uint64_t page;		/* the guest page in buf; 1: none */
+	char buf[PAGE_SIZE];
+};
+
+/* The bytes at @addr to the end of its page, or NULL if unreadable. */
+static const char *rd_at(struct strv_reader *rd, uint64_t addr)
+{
+	uint64_t page = PAGE_DOWN(addr);
+
+	if (rd->page != page) {
+		rd->page = 1;
+		if (copy_from_guest(rd->t, rd->buf, page, PAGE_SIZE) < 0)
+			return NULL;
+		rd->page = page;
+	}
+	return rd->buf + (addr - page);
+}
+
+static int rd_u64(struct strv_reader *rd, uint64_t addr, uint64_t *v)
+{
+	unsigned char *b = (unsigned char *)v;
+	const char *s;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		s = rd_at(rd, addr + i);
+		if (!s)
+			return -EFAULT;
+		b[i] = *s;
+	}
+	return 0;
+}
+
+/* A malloc'ed copy of the guest string at @addr, as copy_strings() takes. */
+static int rd_str(struct strv_reader *rd, uint64_t addr, char **sp,
+		  size_t *lenp)
+{
+	size_t len = 0;
+	char *s = NULL;
+
+	for (;;) {
+		const char *c = rd_at(rd, addr + len), *nul;
+		size_t n = PAGE_SIZE - ((addr + len) & (PAGE_SIZE - 1));
+		char *ns;
+
+		if (!c) {
+			free(s);
+			return -EFAULT;
+		}
+		nul = memchr(c, 0, n);
+		if (nul)
+			n = nul - c;
+		if (len + n + 1 > MAX_ARG_STRLEN) {
+			free(s);
+			return -E2BIG;
+		}
+		ns = realloc(s, len + n + 1);
+		if (!ns) {
+			free(s);
+			return -ENOMEM;
+		}
+		s = ns;
+		memcpy(s + len, c, n);
+		len += n;
+		if (nul)
+			break;
+	}
+	s[len] = 0;
+	*sp = s;
+	*lenp = len;
+	return 0;
+}
+
+/*
+ * Copy a NULL-terminated guest array of strings; *@bytes counts each
+ * with its NUL and its pointer, up to @limit (-E2BIG past it).
+ */
+static int copy_strv(struct strv_reader *rd, uint64_t uv, char ***vp,
+		     int *np, uint64_t *bytes, uint64_t limit)
+{
+	char **v = NULL;
 	uint64_t p;
-	int n = 0, len;
+	size_t len;
+	int n = 0, r;
 
 	*vp = NULL;
 	*np = 0;
 	while (uv) {
-		if (copy_from_guest(t, &p, uv + n * 8, 8) < 0)
-			goto fault;
+		if (rd_u64(rd, uv + (uint64_t)n * 8, &p) < 0)
+			return -EFAULT;
 		if (!p)
 			break;
-		if (n >= EXEC_MAX_ARGS)
-			goto big;
-		len = strncpy_from_guest(t, buf, p, sizeof(buf));
-		if (len < 0)
-			goto fault;
-		*bytes += len + 1;
-		if (*bytes > ARG_MAX_BYTES)
-			goto big;
+		*bytes += 8;
+		if (*bytes > limit)
+			return -E2BIG;
 		if (n % 64 == 0) {
 			char **nv = realloc(v, (n + 65) * sizeof(*v));
 
 			if (!nv)
-				goto big;
+				return -ENOMEM;
 			v = nv;
+			*vp = v;
 		}
-		v[n++] = strdup(buf);
-		*vp = v;
-		*np = n;
+		r = rd_str(rd, p, &v[n], &len);
+		if (r < 0)
+			return r;
+		*np = ++n;
+		*bytes += len + 1;
+		if (*bytes > limit)
+			return -E2BIG;
 	}
-	*vp = v;
-	*np = n;
 	return 0;
-fault:
-	return -EFAULT;
-big:
-	return -E2BIG;
 }
 
 static void set_comm(struct proc *p, const char *path)
@@ -333,9 +443,15 @@ static int exec_prepare(struct task *t, const char *path,
  * since 5.18, so that a program that starts at argv[1] does not walk
  * into envp.
  */
-static int argv_empty_string(struct exec_args *ea, size_t *bytes)
+static int argv_empty_string(struct exec_args *ea, uint64_t *bytes,
+			     uint64_t limit)
 {
-	char **v = calloc(2, sizeof(*v));
+	char **v;
+
+	*bytes += 8 + 1;
+	if (*bytes > limit)
+		return -E2BIG;
+	v = calloc(2, sizeof(*v));
 
 	if (v)
 		v[0] = strdup("");
@@ -346,7 +462,6 @@ static int argv_empty_string(struct exec_args *ea, size_t *bytes)
 	free(ea->argv);
 	ea->argv = v;
 	ea->argc = 1;
-	*bytes += 1;
 	return 0;
 }
 
@@ -354,17 +469,28 @@ long sys_execve(struct task *t, const uint64_t *a)
 {
 	struct exec_args ea = { 0 };
 	char path[PAGE_SIZE], why[128], *hostpath;
-	size_t bytes = 0;
+	struct strv_reader *rd = malloc(sizeof(*rd));
+	uint64_t bytes, limit = exec_arg_limit(t->p);
 	int r, fd, ifd;
 
+	if (!rd)
+		return -ENOMEM;
 	r = strncpy_from_guest(t, path, a[0], sizeof(path));
-	if (r < 0)
+	if (r < 0) {
+		free(rd);
 		return r;
-	r = copy_strv(t, a[1], &ea.argv, &ea.argc, &bytes);
+	}
+	bytes = r + 1;
+	rd->t = t;
+	rd->page = 1;
+	r = copy_strv(rd, a[1], &ea.argv, &ea.argc, &bytes, limit);
 	if (r == 0)
-		r = copy_strv(t, a[2], &ea.envp, &ea.envc, &bytes);
+		r = copy_strv(rd, a[2], &ea.envp, &ea.envc, &bytes, limit);
+	free(rd);
 	if (r == 0 && ea.argc == 0)
-		r = argv_empty_string(&ea, &bytes);
+		r = argv_empty_string(&ea, &bytes, limit);
+	if (r == 0)
+		r = exec_strings_fit(t->p, bytes - 8 * (uint64_t)(ea.argc + ea.envc));
 	if (r == 0)
 		r = exec_prepare(t, path, &ea, &fd, &ifd, &hostpath, why,
 				 sizeof(why));

@@ -701,8 +701,6 @@ void fast_stats_print(void);
 
 /* ---- ELF and exec (elf.c, exec.c) -------------------------------------- */
 
-#define EXEC_MAX_ARGS	4096
-
 struct exec_args {
 	char **argv;
 	char **envp;

@@ -277,6 +277,8 @@ run_case "fcntl F_GETPIPE_SZ and F_SETPIPE_SZ" "$TESTBIN/ltpcalls pipesz"
 run_case "System V message queues" "$TESTBIN/sysvipc msg"
 run_case "System V semaphores" "$TESTBIN/sysvipc sem"
 run_case "System V shared memory" "$TESTBIN/sysvipc shm"
+# execve's limits, page-crossing arrays and strings, bad pointers (execargs.c).
+run_case "execve's argument limits and faults" "$TESTBIN/execargs"
 # Calls into other processes (procx.c), bad input included.
 run_case "ioprio_get and ioprio_set" "$TESTBIN/procx ioprio"
 run_case "kcmp" "$TESTBIN/procx kcmp"
