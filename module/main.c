@@ -80,6 +80,8 @@ static long skas_check_extension(unsigned long cap)
 		return skas_xstate_size();
 	case SKAS_CAP_FD_MARK:
 		return SKAS_FD_MARK_MAX;
+	case SKAS_CAP_SPIN:
+		return skas_spin_max();
 	default:
 		return 0;
 	}

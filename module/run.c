@@ -44,7 +44,9 @@
  * (kicks, exits, poll) keep the scheduler's choice, as does a task whose
  * affinity excludes the waker's CPU.  Without the flag (6.1) these are
  * plain waits.  (Adding it only while the waker is alone on its CPU,
- * single_task_running(), measured slower.)
+ * single_task_running(), measured slower.)  A thread that spins
+ * (spin.c) hands off with plain wake-ups instead: it wants the two tasks
+ * on two CPUs.
  */
 static bool skas_handoff_same_cpu = !!SKAS_WF_CURRENT_CPU;
 module_param_named(handoff_same_cpu, skas_handoff_same_cpu, bool, 0444);
@@ -59,21 +61,34 @@ static int skas_handoff_wake(struct wait_queue_entry *wait, unsigned int mode,
 	return autoremove_wake_function(wait, mode, flags, key);
 }
 
+/* Wake the other side of a hand-off, which waits on @wq. */
+static void skas_handoff_wake_up(struct skas_thread *t,
+				 struct wait_queue_head *wq)
+{
+	if (READ_ONCE(t->spin_ns))
+		wake_up(wq);
+	else
+		__wake_up_sync(wq, TASK_NORMAL);
+}
+
 /*
  * wait_event_state() with skas_handoff_wake(), until @done(@t): 0 then, or
- * -ERESTARTSYS for a signal that @state lets in.  Inlined, so @done is a
- * direct call.
+ * -ERESTARTSYS for a signal that @state lets in; first a spin while @peer
+ * (NULL: none) works towards it.  Inlined, so @done is a direct call.
  */
 static __always_inline long
 skas_handoff_wait(struct wait_queue_head *wq, bool (*done)(struct skas_thread *),
-		  struct skas_thread *t, unsigned int state)
+		  struct skas_thread *t, unsigned int state,
+		  struct task_struct *peer)
 {
 	DEFINE_WAIT_FUNC(wait, skas_handoff_wake);
 	long ret = 0;
 
 	might_sleep();
-	if (done(t))
+	if (done(t) || skas_spin(t, done, peer))
 		return 0;
+	if (READ_ONCE(t->spin_ns))
+		wait.func = autoremove_wake_function;
 	for (;;) {
 		ret = prepare_to_wait_event(wq, &wait, state);
 		if (done(t)) {
@@ -373,7 +388,7 @@ static bool skas_guest_ops_done(struct skas_thread *t)
 	}
 	spin_unlock_irqrestore(&t->lock, flags);
 	if (!run)
-		__wake_up_sync(&t->rt_wq, TASK_NORMAL);
+		skas_handoff_wake_up(t, &t->rt_wq);
 	return run;
 }
 
@@ -469,19 +484,20 @@ static void skas_bounce_cancel(struct skas_thread *t, struct pt_regs *regs)
 }
 
 /*
- * Sleep until the runtime wakes us.  Return: true to go on, false to
- * return to user mode now (dying, killed, bounced).
+ * Sleep until the runtime wakes us; spin first while @driver (NULL: none)
+ * runs.  Return: true to go on, false to return to user mode now (dying,
+ * killed, bounced).
  */
-static bool skas_guest_sleep(struct skas_thread *t)
+static bool skas_guest_sleep(struct skas_thread *t, struct task_struct *driver)
 {
 	if (!skas_handoff_wait(&t->guest_wq, skas_guest_woken, t,
-			       SKAS_PARK_STATE))
+			       SKAS_PARK_STATE, driver))
 		return true;
 	if (skas_dying() || skas_guest_traced(t) || skas_guest_bounce(t))
 		return false;
 	/* No syscall instruction to bounce through: killable, unfreezable. */
 	return !skas_handoff_wait(&t->guest_wq, skas_guest_woken, t,
-				  TASK_KILLABLE);
+				  TASK_KILLABLE, NULL);
 }
 
 /*
@@ -491,12 +507,13 @@ static bool skas_guest_sleep(struct skas_thread *t)
  * operation that needs a real syscall in this task (skas_native_arm())
  * returns to user mode to make it; the batch goes on in stop_work once the
  * syscall is done.  Only SIGKILL cuts the park
- * short; other wake-ups come back to it (skas_guest_sleep()).
+ * short; other wake-ups come back to it (skas_guest_sleep()).  @driver:
+ * the runtime task to spin for, or NULL.
  */
-static void skas_guest_wait(struct skas_thread *t)
+static void skas_guest_wait(struct skas_thread *t, struct task_struct *driver)
 {
 	for (;;) {
-		if (!skas_guest_sleep(t) || skas_guest_traced(t))
+		if (!skas_guest_sleep(t, driver) || skas_guest_traced(t))
 			return;
 		if (READ_ONCE(t->exit_req) &&
 		    READ_ONCE(t->state) != SKAS_T_OPS) {
@@ -553,6 +570,7 @@ static void skas_guest_park(struct skas_thread *t, struct skas_event *ev,
 			    bool first)
 {
 	struct pt_regs *regs = task_pt_regs(current);
+	struct task_struct *driver = NULL;
 	struct skas_run *run = t->run;
 	unsigned long flags;
 
@@ -611,10 +629,14 @@ static void skas_guest_park(struct skas_thread *t, struct skas_event *ev,
 	spin_lock_irqsave(&t->lock, flags);
 	t->state = SKAS_T_STOPPED;
 	t->attached = true;
+	if (t->spin_ns && t->driver)
+		driver = get_task_struct(t->driver);
 	spin_unlock_irqrestore(&t->lock, flags);
-	__wake_up_sync(&t->rt_wq, TASK_NORMAL);
+	skas_handoff_wake_up(t, &t->rt_wq);
 
-	skas_guest_wait(t);
+	skas_guest_wait(t, driver);
+	if (driver)
+		put_task_struct(driver);
 }
 
 /*
@@ -713,7 +735,7 @@ static noinline_for_stack void skas_bounce_done(struct skas_thread *t)
 	if (skas_dying())
 		return;
 	if (!kicked) {
-		skas_guest_wait(t);
+		skas_guest_wait(t, NULL);
 		return;
 	}
 	skas_guest_resume(t);
@@ -747,7 +769,7 @@ static void skas_native_done(struct skas_thread *t, bool passed)
 	if (skas_guest_ops_done(t))
 		skas_guest_resume(t);
 	else if (!skas_dying())
-		skas_guest_wait(t);
+		skas_guest_wait(t, NULL);
 }
 
 /*
@@ -888,7 +910,7 @@ static void skas_thread_exec_wait(struct skas_thread *t,
 				  struct skas_mem_req *req)
 {
 	if (!skas_handoff_wait(&t->rt_wq, skas_rt_ops_over, t,
-			       TASK_KILLABLE))
+			       TASK_KILLABLE, t->task))
 		return;
 	skas_thread_kill(t, true);
 	wait_event(t->rt_wq, READ_ONCE(t->state) != SKAS_T_OPS);
@@ -910,13 +932,13 @@ static long skas_thread_wait_stop(struct skas_thread *t,
 	unsigned long flags;
 
 	if (skas_handoff_wait(&t->rt_wq, skas_rt_stopped, t,
-			      TASK_INTERRUPTIBLE)) {
+			      TASK_INTERRUPTIBLE, t->task)) {
 		/* Signalled: bring the guest back, like KVM_RUN. */
 		spin_lock_irqsave(&t->lock, flags);
 		skas_thread_kick_locked(t);
 		spin_unlock_irqrestore(&t->lock, flags);
 		if (skas_handoff_wait(&t->rt_wq, skas_rt_stopped, t,
-				      TASK_KILLABLE)) {
+				      TASK_KILLABLE, NULL)) {
 			if (req && READ_ONCE(t->state) == SKAS_T_OPS)
 				skas_thread_exec_wait(t, req);
 			return -EINTR;
@@ -1000,7 +1022,7 @@ static long skas_thread_run_locked(struct skas_thread *t,
 		}
 	}
 	spin_unlock_irqrestore(&t->lock, flags);
-	__wake_up_sync(&t->guest_wq, TASK_NORMAL);
+	skas_handoff_wake_up(t, &t->guest_wq);
 
 	/* A batch that failed stops the guest: the run page is as it was. */
 	return skas_thread_wait_stop(t, req);
@@ -1039,6 +1061,7 @@ static int skas_thread_lock_run(struct skas_thread *t)
 		WRITE_ONCE(t->in_run, false);
 		return -EINTR;
 	}
+	skas_spin_drive(t);
 	return 0;
 }
 
@@ -1119,7 +1142,7 @@ void skas_thread_exec(struct skas_thread *t, struct skas_mem_req *req)
 	}
 	spin_unlock_irqrestore(&t->lock, flags);
 	if (state == SKAS_T_STOPPED) {
-		__wake_up_sync(&t->guest_wq, TASK_NORMAL);
+		skas_handoff_wake_up(t, &t->guest_wq);
 		skas_thread_exec_wait(t, req);
 		if (READ_ONCE(t->state) == SKAS_T_DEAD &&
 		    req->done < req->count && !req->error)

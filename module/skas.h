@@ -221,6 +221,8 @@ struct skas_thread {
 	wait_queue_head_t rt_wq;
 	struct mutex run_lock;		/* one user of the parked thread */
 	bool in_run;
+	u32 spin_ns;			/* SKAS_CAP_SPIN: 0, or a hand-off's spin */
+	struct task_struct *driver;	/* spin: who SKAS_RUNs it (ref), @lock */
 	struct callback_head stop_work;
 	struct callback_head kick_work;
 	struct rcu_work free_work;
@@ -306,6 +308,13 @@ void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 			      long id);
 void skas_thread_fault(struct skas_thread *t, int sig);
 void skas_thread_signal(struct skas_thread *t);
+
+/* spin.c */
+long skas_spin_max(void);
+long skas_thread_enable_cap(struct skas_thread *t, void __user *uarg);
+void skas_spin_drive(struct skas_thread *t);
+bool skas_spin(struct skas_thread *t, bool (*done)(struct skas_thread *),
+	       struct task_struct *peer);
 
 /* xstate.c */
 void skas_xstate_init(void);

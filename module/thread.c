@@ -56,6 +56,8 @@ static void skas_thread_free(struct work_struct *work)
 		skas_thread_wait_task_done(t->task);
 		put_task_struct(t->task);
 	}
+	if (t->driver)
+		put_task_struct(t->driver);
 	free_page((unsigned long)t->run);
 	kfree(t);
 	skas_aspace_put(as);
@@ -254,6 +256,8 @@ static long skas_thread_ioctl(struct file *file, unsigned int cmd,
 		return skas_thread_xstate(t, (void __user *)arg, true);
 	case SKAS_RUN_MEM:
 		return skas_thread_run_mem(t, (void __user *)arg);
+	case SKAS_ENABLE_CAP:
+		return skas_thread_enable_cap(t, (void __user *)arg);
 	default:
 		return -ENOTTY;
 	}

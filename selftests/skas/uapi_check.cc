@@ -23,6 +23,7 @@ SKAS_ABI_SIZE(skas_mem_rw, 48);
 SKAS_ABI_SIZE(skas_clone, 40);
 SKAS_ABI_SIZE(skas_policy, 40);
 SKAS_ABI_SIZE(skas_install_fd, 32);
+SKAS_ABI_SIZE(skas_enable_cap, 40);
 
 int skas_uapi_check(void);
 int skas_uapi_check(void)

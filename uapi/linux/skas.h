@@ -152,6 +152,16 @@
  *                          run page is unchanged: -errno, as in the
  *                          batch's error field.  Returns 0 once the run
  *                          ended (its event is in the run page).
+ *   SKAS_ENABLE_CAP        arg: struct skas_enable_cap *.  Turns on (or
+ *                          tunes, or off) a capability of this thread; a
+ *                          SKAS_CLONE child inherits the setting.  Only
+ *                          SKAS_CAP_SPIN: args[0] is how long, in ns, each
+ *                          hand-off's waiter (this thread parked, or its
+ *                          SKAS_RUN) polls for the other side before it
+ *                          sleeps, at most what SKAS_CHECK_EXTENSION
+ *                          returns; 0 turns spinning off.  -EINVAL for
+ *                          another cap, flags, a nonzero args[1..3] or too
+ *                          long a time.
  *   poll()                 POLLIN once a task has attached (the thread can
  *                          be run), POLLHUP once it has died.
  */
@@ -181,6 +191,7 @@
 #define SKAS_CAP_XSTATE		13	/* SKAS_GET/SET_XSTATE; the value: image size */
 #define SKAS_CAP_RUN_MEM	14	/* SKAS_RUN_MEM */
 #define SKAS_CAP_FD_MARK	15	/* fd marks; the value: SKAS_FD_MARK_MAX */
+#define SKAS_CAP_SPIN		16	/* SKAS_ENABLE_CAP; the value: max ns */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -205,6 +216,7 @@
 #define SKAS_GET_XSTATE		_IOW(SKASIO, 0x24, struct skas_xstate)
 #define SKAS_SET_XSTATE		_IOW(SKASIO, 0x25, struct skas_xstate)
 #define SKAS_RUN_MEM		_IOWR(SKASIO, 0x26, struct skas_mem_batch)
+#define SKAS_ENABLE_CAP		_IOW(SKASIO, 0x27, struct skas_enable_cap)
 
 /**
  * struct skas_create_aspace - argument of SKAS_CREATE_ASPACE
@@ -439,6 +451,25 @@ struct skas_xstate {
 	__u32 len;
 	__u32 pad;
 	__u64 reserved[2];
+};
+
+/**
+ * struct skas_enable_cap - argument of SKAS_ENABLE_CAP
+ * @cap:   the SKAS_CAP_* to set (only SKAS_CAP_SPIN)
+ * @flags: must be 0
+ * @args:  the capability's arguments; SKAS_CAP_SPIN: the spin time in
+ *         ns, then zeros
+ *
+ * Adaptive spinning (SKAS_CAP_SPIN) trades CPU time for latency where the
+ * runtime and its guest thread run on different CPUs: a waiter polls only
+ * while the other side is running or runnable on another CPU, and stops
+ * at once for a signal, a kick or a reschedule, so an idle guest costs no
+ * CPU time.  On one CPU it never spins.
+ */
+struct skas_enable_cap {
+	__u32 cap;
+	__u32 flags;
+	__u64 args[4];
 };
 
 /**

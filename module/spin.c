@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Adaptive spinning (SKAS_CAP_SPIN): before a hand-off's waiter sleeps,
+ * it polls its condition for a bounded time while the other side runs.
+ *
+ * A round trip is two hand-offs, and each, as a sleep and a wake-up, costs
+ * a dequeue, a switch to the other task or to idle, and on the way back an
+ * enqueue, an IPI and an idle exit.  When the runtime and its guest thread
+ * run on two CPUs, a waiter that keeps polling sees the other side's
+ * answer within a cache-line transfer and returns with no scheduler work
+ * at all: the path gVisor's systrap platform takes in user space.
+ *
+ * A spin is only worth it while the answer can come soon, and must never
+ * keep the other side from the CPU, so the waiter stops polling as soon
+ * as its peer (the guest task for the runtime; for the guest, the task
+ * that last ran it) sleeps or waits for this very CPU; as soon as the
+ * waiter should give up the CPU (need_resched()) or has a signal, a kick
+ * (TWA_SIGNAL) or a freeze to see (signal_pending()); and after the
+ * thread's spin time.  Then it sleeps as without spinning, whose checks
+ * come first, so a spin can't lose a wake-up.  An idle guest's tasks both
+ * sleep: its CPU time stays zero.
+ *
+ * Spinning hand-offs are plain wake-ups, never WF_SYNC or WF_CURRENT_CPU
+ * (run.c): those would put both tasks on one CPU, where nothing spins.
+ */
+
+#include <linux/errno.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/smp.h>
+#include <linux/uaccess.h>
+
+#include "skas.h"
+
+static unsigned int skas_spin_max_ns = 100 * NSEC_PER_USEC;
+module_param_named(spin_max_ns, skas_spin_max_ns, uint, 0444);
+MODULE_PARM_DESC(spin_max_ns,
+		 "Longest spin a thread may ask for, in ns (0: no SKAS_CAP_SPIN)");
+
+/* SKAS_CHECK_EXTENSION(SKAS_CAP_SPIN) */
+long skas_spin_max(void)
+{
+	return skas_spin_max_ns;
+}
+
+/**
+ * skas_thread_enable_cap() - SKAS_ENABLE_CAP on a thread.
+ * @t:    the thread.
+ * @uarg: user pointer to a struct skas_enable_cap.
+ *
+ * The spin time is read at each wait, so it may change while the thread
+ * runs.  Return: 0, -EFAULT or -EINVAL.
+ */
+long skas_thread_enable_cap(struct skas_thread *t, void __user *uarg)
+{
+	struct skas_enable_cap cap;
+
+	if (copy_from_user(&cap, uarg, sizeof(cap)))
+		return -EFAULT;
+	if (cap.flags || !skas_zeroed(&cap.args[1], ARRAY_SIZE(cap.args) - 1))
+		return -EINVAL;
+	switch (cap.cap) {
+	case SKAS_CAP_SPIN:
+		if (!skas_spin_max_ns || cap.args[0] > skas_spin_max_ns)
+			return -EINVAL;
+		WRITE_ONCE(t->spin_ns, cap.args[0]);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * skas_spin_drive() - note current as the task that runs @t.
+ * @t: the thread; the caller holds its run_lock, for SKAS_RUN.
+ *
+ * The parked guest spins while this task runs.  A reference keeps the
+ * task_struct for the guest to look at; it changes hands only when
+ * another runtime thread takes the thread over.
+ */
+void skas_spin_drive(struct skas_thread *t)
+{
+	struct task_struct *old;
+	unsigned long flags;
+
+	if (likely(t->driver == current) || !READ_ONCE(t->spin_ns))
+		return;
+	get_task_struct(current);
+	spin_lock_irqsave(&t->lock, flags);
+	old = t->driver;
+	t->driver = current;
+	spin_unlock_irqrestore(&t->lock, flags);
+	if (old)
+		put_task_struct(old);
+}
+
+/*
+ * @peer may answer soon: it is running, runnable or being woken
+ * (TASK_WAKING, until the wake-up's IPI has its CPU queue it), on another
+ * CPU.
+ */
+static bool skas_peer_busy(struct task_struct *peer)
+{
+	unsigned int state = READ_ONCE(peer->__state);
+
+	return (state == TASK_RUNNING || state == TASK_WAKING) &&
+	       task_cpu(peer) != raw_smp_processor_id();
+}
+
+/**
+ * skas_spin() - poll for @done(@t) before a hand-off's sleep.
+ * @t:    the thread.
+ * @done: the wait's condition.
+ * @peer: the task that makes it true (a reference is held), or NULL.
+ *
+ * Return: true if @done(@t) became true; false to go and sleep.
+ */
+bool skas_spin(struct skas_thread *t, bool (*done)(struct skas_thread *),
+	       struct task_struct *peer)
+{
+	u32 ns = READ_ONCE(t->spin_ns);
+	u64 start;
+
+	if (!ns || !peer)
+		return false;
+	start = local_clock();
+	for (;;) {
+		if (done(t))
+			return true;
+		if (need_resched() || signal_pending(current) ||
+		    !skas_peer_busy(peer) || local_clock() - start >= ns)
+			return false;
+		cpu_relax();
+	}
+}
