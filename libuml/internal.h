@@ -61,6 +61,8 @@ struct uml_ops {
 	int (*thread_run_mem)(struct uml_thread *t,
 			      const struct uml_mem_op *ops, unsigned int n,
 			      struct uml_exit *ex);
+	/* Optional (NULL: no spinning); @ns checked against host->spin_max. */
+	int (*set_spin)(struct uml_thread *t, unsigned int ns);
 	/* Optional: give up / take over driving (ptrace: the tracer). */
 	int (*thread_release)(struct uml_thread *t);
 	int (*thread_adopt)(struct uml_thread *t);
@@ -88,6 +90,7 @@ struct uml_host {
 	unsigned int skas_clone_thread:1; /* skas: SKAS_CAP_CLONE_THREAD */
 	unsigned int skas_xstate;	/* skas: SKAS_CAP_XSTATE's image size */
 	unsigned int skas_run_mem:1;	/* skas: SKAS_CAP_RUN_MEM */
+	unsigned int spin_max;		/* skas: SKAS_CAP_SPIN's value, ns */
 	unsigned int policies;		/* UML_POLICY_BIT() mask */
 	unsigned int vsyscall_filter:1;	/* stubs need the vsyscall filter */
 	struct uml_aspace *aspaces;	/* list, for uml_host_close() */

@@ -81,6 +81,19 @@ static unsigned int policies(int dev)
 	return mask;
 }
 
+/* SKAS_CAP_SPIN's longest spin, ns; 0 if the module can't spin. */
+static unsigned int spin_max(int dev)
+{
+#ifdef SKAS_CAP_SPIN
+	int ns = ioctl(dev, SKAS_CHECK_EXTENSION, SKAS_CAP_SPIN);
+
+	return ns > 0 ? (unsigned int)ns : 0;
+#else
+	(void)dev;
+	return 0;
+#endif
+}
+
 /* Open /dev/skas and check that it speaks our API; the fd or -errno. */
 static int dev_open(void)
 {
@@ -135,6 +148,7 @@ int __uml_skas_host_init(struct uml_host *host)
 #endif
 	host->skas_xstate = __uml_skas_xstate_cap(dev);
 	host->skas_run_mem = has_cap(dev, SKAS_CAP_RUN_MEM) > 0;
+	host->spin_max = spin_max(dev);
 	host->policies = policies(dev);
 	host->ops = &__uml_skas_ops;
 	return 0;
@@ -727,6 +741,15 @@ static int mark_fds(struct uml_aspace *as, unsigned int first,
 	return ioctl(as->fd, SKAS_MARK_FDS, &m) ? -errno : 0;
 }
 
+#ifdef SKAS_CAP_SPIN
+static int set_spin(struct uml_thread *t, unsigned int ns)
+{
+	struct skas_enable_cap cap = { .cap = SKAS_CAP_SPIN, .args = { ns } };
+
+	return ioctl(t->fd, SKAS_ENABLE_CAP, &cap) ? -errno : 0;
+}
+#endif
+
 /* The run page is the module's input while the thread is stopped. */
 static int set_thread_value(struct uml_thread *t, int64_t value)
 {
@@ -756,4 +779,7 @@ const struct uml_ops __uml_skas_ops = {
 	.set_policy = set_policy,
 	.set_thread_value = set_thread_value,
 	.mark_fds = mark_fds,
+#ifdef SKAS_CAP_SPIN
+	.set_spin = set_spin,
+#endif
 };

@@ -787,6 +787,22 @@ int uml_thread_set_value(struct uml_thread *t, int64_t value)
 	return ops->set_thread_value(t, value);
 }
 
+long uml_host_spin_max(const struct uml_host *host)
+{
+	return host && host->ops->set_spin ? host->spin_max : 0;
+}
+
+int uml_thread_set_spin(struct uml_thread *t, unsigned int ns)
+{
+	if (!t)
+		return -EINVAL;
+	if (!uml_host_spin_max(t->as->host))
+		return -EOPNOTSUPP;
+	if (ns > t->as->host->spin_max)
+		return -EINVAL;
+	return t->as->host->ops->set_spin(t, ns);
+}
+
 int uml_aspace_mark_fds(struct uml_aspace *as, unsigned int first,
 			unsigned int count, unsigned int marks)
 {

@@ -585,6 +585,32 @@ int uml_aspace_mark_fds(struct uml_aspace *as, unsigned int first,
 int uml_thread_run_mem(struct uml_thread *t, const struct uml_mem_op *ops,
 		       unsigned int n, struct uml_exit *ex);
 
+/**
+ * uml_host_spin_max() - the longest spin uml_thread_set_spin() takes, ns.
+ * @host: the host.
+ *
+ * Return: 0 if this host cannot spin (ptrace; skas.ko without
+ * SKAS_CAP_SPIN, or with spin_max_ns=0).
+ */
+long uml_host_spin_max(const struct uml_host *host);
+
+/**
+ * uml_thread_set_spin() - let @t's hand-offs spin before they sleep.
+ * @t:  the thread.
+ * @ns: how long each wait for the other side (the guest's for the
+ *      runtime, uml_thread_run()'s for the guest) polls before it
+ *      sleeps; 0 turns spinning off.
+ *
+ * A spin lasts only while the other side runs on another CPU (so never on
+ * one CPU, and an idle guest costs nothing): it trades CPU time for the
+ * scheduler's sleep and wake-up in each direction of a round trip.
+ * Threads and processes cloned from @t later inherit the setting.
+ *
+ * Return: 0; -EINVAL (@ns above uml_host_spin_max()); -EOPNOTSUPP (no
+ * spinning on this host).
+ */
+int uml_thread_set_spin(struct uml_thread *t, unsigned int ns);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,8 +2,10 @@
 /*
  * libuml guest threads: syscall events and their ABI, results, faults with
  * their siginfo, kicks and runtime signals, register sanitizing, FPU state,
- * and the stub's syscall page (which must trap like any other syscall).
+ * and the stub's syscall page (which must trap like any other syscall),
+ * and adaptive spinning.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <time.h>
 #include <sys/ptrace.h>
@@ -785,6 +787,46 @@ TEST_F(run, outside_signals_never_kill_the_guest)
 		EXPECT_EQ(39, self->ex.syscall.nr);
 	}
 	EXPECT_TRUE(pid_exists(pid));
+}
+
+/*
+ * uml_thread_set_spin(): announced by skas.ko's SKAS_CAP_SPIN only, bounded
+ * by its maximum, and invisible to the guest's round trips.
+ */
+TEST_F(run, spin_is_validated_and_changes_no_result)
+{
+	long max = uml_host_spin_max(self->host);
+	int i;
+
+	EXPECT_EQ(-EINVAL, uml_thread_set_spin(NULL, 0));
+	if (variant->backend == UML_BACKEND_PTRACE) {
+		EXPECT_EQ(0, max);
+	} else {
+#ifdef SKAS_CAP_SPIN
+		EXPECT_EQ(skas_has_cap(SKAS_CAP_SPIN), max > 0);
+#endif
+	}
+	if (max <= 0) {
+		EXPECT_EQ(-EOPNOTSUPP, uml_thread_set_spin(self->t, 1000));
+		EXPECT_EQ(-EOPNOTSUPP, uml_thread_set_spin(self->t, 0));
+		return;
+	}
+	if (max < UINT_MAX)
+		EXPECT_EQ(-EINVAL, uml_thread_set_spin(self->t, max + 1));
+	EXPECT_EQ(-EINVAL, uml_thread_set_spin(self->t, UINT_MAX));
+	EXPECT_EQ(0, uml_thread_set_spin(self->t, 0));
+	ASSERT_EQ(0, uml_thread_set_spin(self->t, max));
+	ASSERT_EQ(0, start(self->as, self->r, code_getpid_loop,
+			   sizeof(code_getpid_loop)));
+	for (i = 0; i < 500; i++) {
+		ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
+		ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
+		ASSERT_EQ(39, self->ex.syscall.nr);
+		if (i)
+			ASSERT_EQ((uint64_t)i - 1, self->r->rbx);
+		self->r->rax = i;
+		self->r->rbx = i;
+	}
 }
 
 TEST_HARNESS_MAIN
