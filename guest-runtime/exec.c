@@ -571,6 +571,12 @@ static struct task *init_task(void)
 	r = uml_aspace_create(host, &p->as, &th);
 	if (r < 0)
 		die("cannot create an address space: %s", uml_strerror(r));
+	/* Every thread and process cloned from it inherits the spin. */
+	if (opt.spin_ns) {
+		r = uml_thread_set_spin(th, opt.spin_ns);
+		if (r < 0)
+			die("--spin: %s", uml_strerror(r));
+	}
 	fdpass_aspace_new(p, true);
 	t = task_new(p, th, p->pid);
 	if (!t)

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -51,7 +52,7 @@ static void usage(int status)
 	fprintf(status ? stderr : stdout,
 		"usage: umlrun [--backend=skas|ptrace|auto] [--root=DIR] [--rw]\n"
 		"              [--strace] [--stats] [--no-fast] [--no-passthrough]\n"
-		"              [--max-procs=N]\n"
+		"              [--spin[=NS]] [--max-procs=N]\n"
 		"              [--net=inet|none|host] [--cpus=N]\n"
 		"              [--] PROGRAM [ARGS...]\n"
 		"       umlrun --list-syscalls | --version\n");
@@ -102,6 +103,16 @@ static int parse_options(int argc, char **argv)
 			opt.no_fast = true;
 		} else if (strcmp(s, "--no-passthrough") == 0) {
 			opt.no_passthrough = true;
+		} else if (strcmp(s, "--spin") == 0) {
+			opt.spin_ns = -1;
+		} else if (strncmp(s, "--spin=", 7) == 0) {
+			char *end;
+
+			errno = 0;
+			opt.spin_ns = strtol(s + 7, &end, 10);
+			if (end == s + 7 || *end || errno || opt.spin_ns < 0 ||
+			    opt.spin_ns > UINT_MAX)
+				die("bad --spin: a time in ns");
 		} else if (strncmp(s, "--net=", 6) == 0) {
 			if (strcmp(s + 6, "inet") == 0)
 				opt.net = NET_INET;
@@ -238,6 +249,14 @@ int main(int argc, char **argv)
 	if (r < 0)
 		die("cannot open backend '%s': %s",
 		    uml_backend_name(opt.backend), uml_strerror(r));
+	if (opt.spin_ns && !uml_host_spin_max(host))
+		die("--spin: backend '%s' cannot spin (skas.ko with SKAS_CAP_SPIN can)",
+		    uml_backend_name(uml_host_backend(host)));
+	if (opt.spin_ns > uml_host_spin_max(host))
+		die("--spin=%ld: at most %ld on this host", opt.spin_ns,
+		    uml_host_spin_max(host));
+	if (opt.spin_ns == -1)
+		opt.spin_ns = uml_host_spin_max(host);
 	fast_init();
 	fdpass_init();
 	if (!opt.cpus)

@@ -482,6 +482,21 @@ else
 	vdso=yes
 fi
 expect_grep "--stats says whether the fast tiers are on" "$tiers" --stats $BB true
+# Adaptive spinning (--spin, Documentation/runtime.rst): skas.ko's
+# SKAS_CAP_SPIN only, up to its spin_max_ns; refused with the reason
+# elsewhere, and bad values everywhere.
+if [ "$B" = skas ]; then
+	expect_output "--spin: a pipeline and its forks with spinning hand-offs" \
+		"57" --spin $BB sh -c 'seq 1 300 | grep 7 | wc -l'
+	expect_output "--spin=NS: a time under the module's maximum" \
+		"st=3" --spin=1000 $BB sh -c '(exit 3); echo st=$?'
+	expect_status "--spin above the module's spin_max_ns is refused" 125 \
+		--spin=4000000000 $BB true
+else
+	expect_grep "--spin is refused where the backend cannot spin" \
+		"^umlrun: --spin: backend '$B' cannot spin" --spin $BB true
+fi
+expect_status "--spin=abc is refused" 125 --spin=abc $BB true
 # Native file I/O (Documentation/runtime.rst): on skas.ko unless --no-fast,
 # every I/O call on a regular file (fileio.c, natively and as a guest,
 # compared) and a byte-a-call read loop, whose reads then stay native.
