@@ -7,9 +7,13 @@
  * selftests/libuml/bench_roundtrip, one backend per run, in the output
  * format of the other workloads.
  *
- * Usage: libuml_getpid ptrace|skas [N]	(default 20000)
+ * Usage: libuml_getpid ptrace|skas|skas+spin [N]	(default 20000)
+ *
+ * skas+spin is skas with adaptive spinning at the host's maximum
+ * (uml_thread_set_spin(), Documentation/design.rst, "Adaptive spinning").
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <sys/mman.h>
 
 #include "bench.h"
@@ -30,11 +34,15 @@ int main(int argc, char **argv)
 	struct uml_exit ex;
 	struct uml_regs *r;
 	double t0;
+	bool spin;
 	long len;
 	int ret;
 
-	if (argc < 2 || uml_backend_parse(argv[1], &b) || b == UML_BACKEND_AUTO) {
-		fprintf(stderr, "usage: libuml_getpid ptrace|skas [N]\n");
+	spin = argc >= 2 && !strcmp(argv[1], "skas+spin");
+	if (argc < 2 || (spin ? uml_backend_parse("skas", &b) :
+			 uml_backend_parse(argv[1], &b)) ||
+	    b == UML_BACKEND_AUTO) {
+		fprintf(stderr, "usage: libuml_getpid ptrace|skas|skas+spin [N]\n");
 		return 2;
 	}
 	ret = uml_host_open(&h, b);
@@ -43,6 +51,13 @@ int main(int argc, char **argv)
 	ret = uml_aspace_create(h, &as, &t);
 	if (ret)
 		bench_na("uml_aspace_create: %s", uml_strerror(ret));
+	if (spin) {
+		long max = uml_host_spin_max(h);
+
+		ret = max > 0 ? uml_thread_set_spin(t, max) : -EOPNOTSUPP;
+		if (ret)
+			bench_na("uml_thread_set_spin: %s", uml_strerror(ret));
+	}
 	ret = uml_aspace_map(as, GUEST_CODE, 0x1000, PROT_READ | PROT_EXEC,
 			     UML_MAP_PRIVATE | UML_MAP_ANONYMOUS, -1, 0);
 	if (ret)

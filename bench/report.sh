@@ -143,6 +143,8 @@ END {
 		name = q == "native" ? "native getpid" : \
 		       q == "skas" ? "umlrun --backend=skas --no-fast" : \
 		       q == "skas+fast" ? "umlrun --backend=skas (fast tiers)" : \
+		       q == "skas+spin" ? "umlrun --backend=skas --no-fast --spin" : \
+		       q == "skas+fast+spin" ? "umlrun --backend=skas --spin (fast tiers)" : \
 		       q == "ptrace" ? "umlrun --backend=ptrace" : q
 		if (p != q) name = name ", all on CPU 0"
 		print "| " name " | " cell("getpid", p) " | " \

@@ -16,7 +16,8 @@
 #	bench_scale=F	multiply every iteration count by F (default 1)
 #	bench_reps=N	repetitions (default 5)
 #	bench_only=W,W	only these workloads (names as in the table)
-#	bench_paths=P,P	only these paths (native ptrace skas skas+fast)
+#	bench_paths=P,P	only these paths (native ptrace skas skas+fast, and
+#			skas+spin skas+fast+spin, which no default run has)
 #	bench_pin=1	run everything on CPU 0 (taskset): the wall-clock
 #			runs do, because a cross-vCPU wake-up under
 #			multi-threaded TCG costs milliseconds of real time
@@ -41,13 +42,16 @@ tmo=${bench_timeout:-600}
 # ---- execution paths ---------------------------------------------------
 # A path is a command prefix (Documentation/benchmarks.rst, "Execution
 # paths"): skas is every syscall a round trip (no fast tier, no vDSO),
-# skas+fast is umlrun's default, with the fast tiers the module has.
+# skas+fast is umlrun's default, with the fast tiers the module has; the
+# +spin paths add --spin (adaptive spinning at the module's maximum).
 prefix() {
 	case $1 in
 	native) echo "" ;;
 	ptrace) echo "$UMLRUN --backend=ptrace $uopts" ;;
 	skas) echo "$UMLRUN --backend=skas --no-fast $uopts" ;;
 	skas+fast) echo "$UMLRUN --backend=skas $uopts" ;;
+	skas+spin) echo "$UMLRUN --backend=skas --no-fast --spin $uopts" ;;
+	skas+fast+spin) echo "$UMLRUN --backend=skas --spin $uopts" ;;
 	*) echo "false" ;;
 	esac
 }
@@ -322,7 +326,7 @@ if wanted getpid; then
 	echo "# getpid reference mechanisms"
 	refs="seccomp-unotify sysemu-tracer"
 	for p in $paths; do
-		case $p in ptrace|skas) refs="$refs libuml-$p" ;; esac
+		case $p in ptrace|skas|skas+spin) refs="$refs libuml-$p" ;; esac
 	done
 	for x in $refs; do
 		case $x in
