@@ -8,6 +8,7 @@
  * action last (release); the probe reads the action first (acquire).
  */
 
+#include <linux/fcntl.h>
 #include <linux/futex.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -52,6 +53,25 @@ static bool skas_native_futex(const struct pt_regs *regs)
 static bool skas_native_clock(const struct pt_regs *regs)
 {
 	return (int)regs->di >= 0;
+}
+
+/*
+ * newfstatat(fd, "", buf, AT_EMPTY_PATH), glibc's fstat(): an fd, not
+ * AT_FDCWD (the guest's cwd is the runtime's to answer: fstat would say
+ * EBADF), the flags exactly (both ints to the kernel) and a path that is
+ * empty now.  Another thread of the guest could fill the path in before
+ * the host reads it, and a path reaches any host file: so the call never
+ * runs as itself, but as fstat(fd, buf), which reads no path
+ * (skas_native_as_fstat()).  A path not in memory (or NULL) traps.
+ */
+static bool skas_native_fstatat(const struct pt_regs *regs)
+{
+	char c;
+
+	return (int)regs->di >= 0 &&
+	       (unsigned int)regs->r10 == AT_EMPTY_PATH &&
+	       !copy_from_user_nofault(&c, (const char __user *)regs->si, 1) &&
+	       !c;
 }
 
 /**
@@ -110,6 +130,8 @@ static const struct skas_native skas_native_safe[SKAS_POLICY_NR] = {
 	[__NR_lseek]		= { skas_native_any, SKAS_MARK_RW },
 	/* the attributes of a guest fd's file into guest memory */
 	[__NR_fstat]		= { skas_native_any, SKAS_MARK_RW },
+	/* the same, with an empty path: run as fstat (checked) */
+	[__NR_newfstatat]	= { skas_native_fstatat, SKAS_MARK_RW },
 };
 
 /*

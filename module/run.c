@@ -156,6 +156,44 @@ static bool skas_guest_traced(struct skas_thread *t)
 }
 
 /*
+ * A NATIVE newfstatat(fd, "", buf, AT_EMPTY_PATH) (checked by the safe
+ * list) runs as fstat(fd, buf), which reads no path.  Its registers go
+ * back before anyone else sees them, so that the guest finds rsi as it
+ * left it and a restart restarts the newfstatat: @fstat_work, which runs
+ * on the way out of the syscall, or the park of a stop queued during it,
+ * which runs first (task_works run last in, first out).  Return: true if
+ * rewritten, false (trap it) if the task_work cannot be queued.
+ */
+static bool skas_native_as_fstat(struct skas_thread *t, struct pt_regs *regs)
+{
+	if (t->fstat_pending || skas_thread_queue(t, &t->fstat_work, TWA_RESUME))
+		return false;
+	t->fstat_path = regs->si;
+	t->fstat_pending = true;
+	regs->si = regs->dx;
+	regs->orig_ax = __NR_fstat;
+	return true;
+}
+
+static void skas_native_fstat_back(struct skas_thread *t, struct pt_regs *regs)
+{
+	if (!t->fstat_pending)
+		return;
+	t->fstat_pending = false;
+	regs->si = t->fstat_path;
+	regs->orig_ax = __NR_newfstatat;
+}
+
+static void skas_fstat_work_fn(struct callback_head *cb)
+{
+	struct skas_thread *t = container_of(cb, struct skas_thread,
+					     fstat_work);
+
+	skas_native_fstat_back(t, task_pt_regs(current));
+	skas_thread_put(t);
+}
+
+/*
  * The policy of a 64-bit syscall, applied in the probe without a stop:
  * CONST and THREAD answer it (it is skipped: orig_ax = -1 already, and ax
  * gets the value); NATIVE lets it run on the host in this task (orig_ax
@@ -184,6 +222,8 @@ static bool skas_policy_apply(struct skas_thread *t, struct pt_regs *regs,
 	case SKAS_POLICY_NATIVE:
 		if (!skas_native_ok(t, id, entry, regs))
 			return false;
+		if (id == __NR_newfstatat)
+			return skas_native_as_fstat(t, regs);
 		regs->orig_ax = id;
 		return true;
 	default:
@@ -576,6 +616,7 @@ static void skas_guest_park(struct skas_thread *t, struct skas_event *ev,
 
 	if (skas_guest_traced(t))
 		return;
+	skas_native_fstat_back(t, regs);
 	if (READ_ONCE(t->native_bounce)) {
 		skas_bounce_cancel(t, regs);
 		if (ev->reason == SKAS_EXIT_FAULT) {
@@ -1162,4 +1203,5 @@ void skas_run_init(struct skas_thread *t)
 	init_waitqueue_head(&t->rt_wq);
 	init_task_work(&t->stop_work, skas_stop_work_fn);
 	init_task_work(&t->kick_work, skas_kick_work_fn);
+	init_task_work(&t->fstat_work, skas_fstat_work_fn);
 }

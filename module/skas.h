@@ -165,6 +165,9 @@ struct skas_event {
  *              block: its restart_syscall may run at @restart_ip (only the
  *              guest task itself uses these two)
  * @restart_ip: the address of that syscall instruction
+ * @fstat_path: a NATIVE newfstatat running as fstat: its path argument
+ *              (rsi), put back by @fstat_work or by a park that comes first
+ * @fstat_pending: @fstat_path is still to be put back (guest task only)
  * @guest_wq:   the parked guest waits here
  * @rt_wq:      the runtime waits here (SKAS_RUN, poll)
  * @exit_status: the wait status of the dead host task
@@ -175,6 +178,7 @@ struct skas_event {
  *              hold it briefly)
  * @stop_work:  task_work: park and report @ev (queued by the probes)
  * @kick_work:  task_work: park and report SKAS_EXIT_INTERRUPTED
+ * @fstat_work: task_work: the registers of a NATIVE newfstatat back
  * @free_work:  the final free, run on skas_wq
  */
 struct skas_thread {
@@ -215,6 +219,8 @@ struct skas_thread {
 	bool native_exit;
 	bool restart_ok;
 	unsigned long restart_ip;
+	unsigned long fstat_path;
+	bool fstat_pending;
 	int exit_status;
 	u32 end_cause;
 	wait_queue_head_t guest_wq;
@@ -225,6 +231,7 @@ struct skas_thread {
 	struct task_struct *driver;	/* spin: who SKAS_RUNs it (ref), @lock */
 	struct callback_head stop_work;
 	struct callback_head kick_work;
+	struct callback_head fstat_work;
 	struct rcu_work free_work;
 };
 

@@ -4,7 +4,8 @@
  * SKAS_POLICY_MARKED runs on the host only on a guest fd the runtime
  * marked, SKAS_MEM_INSTALL_FD and SKAS_MEM_CLOSE_FD change the guest's fd
  * table and clear the marks, a fork copies them, an UNMARKED clone ignores
- * them, and every bad value is refused.
+ * them, an empty-path newfstatat runs as fstat, and every bad value is
+ * refused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,19 +56,26 @@ static int fd_op(int as, unsigned int op, int fd, unsigned long target,
 }
 
 /*
- * Run syscall @nr(@a0, @a1, @a2) in @thread: its result if it ran on the
- * host, else 1000 + the exit reason (a trap is 1000 + SKAS_EXIT_SYSCALL).
+ * Run syscall @nr(@a0, @a1, @a2, @a3) in @thread: its result if it ran on
+ * the host, else 1000 + the exit reason (a trap is 1000 +
+ * SKAS_EXIT_SYSCALL).
  */
-static long call(int thread, struct skas_run *run, long nr, unsigned long a0,
-		 unsigned long a1, unsigned long a2)
+static long call4(int thread, struct skas_run *run, long nr, unsigned long a0,
+		  unsigned long a1, unsigned long a2, unsigned long a3)
 {
-	skas_set_call(run, CODE, DATA + 4096, nr, a0, a1, a2, 0);
+	skas_set_call(run, CODE, DATA + 4096, nr, a0, a1, a2, a3);
 	if (ioctl(thread, SKAS_RUN, 0))
 		return -10000 - errno;
 	if (run->exit_reason == SKAS_EXIT_FAULT &&
 	    run->exit.fault.signo == SIGILL && run->regs.rip == CODE + 2)
 		return (long)run->regs.rax;
 	return 1000 + run->exit_reason;
+}
+
+static long call(int thread, struct skas_run *run, long nr, unsigned long a0,
+		 unsigned long a1, unsigned long a2)
+{
+	return call4(thread, run, nr, a0, a1, a2, 0);
 }
 
 #define TRAPPED	(1000 + SKAS_EXIT_SYSCALL)
@@ -107,6 +116,8 @@ FIXTURE_TEARDOWN(mark)
 
 #define CALL(nr, a0, a1, a2) \
 	call(self->g.thread, self->g.run, nr, a0, a1, a2)
+#define CALL4(nr, a0, a1, a2, a3) \
+	call4(self->g.thread, self->g.run, nr, a0, a1, a2, a3)
 
 TEST_F(mark, only_a_marked_fd_runs_natively)
 {
@@ -345,6 +356,160 @@ TEST_F(mark, close_while_a_native_read_waits)
 	close(c.thread_fd);
 	close(q[0]);
 	close(q[1]);
+}
+
+#define EMPTY	(DATA + 0x400)	/* "" */
+#define STBUF	(DATA + 0x800)	/* a struct stat */
+
+/* The inode a guest's stat wrote to STBUF, or 0. */
+static unsigned long guest_ino(int as, mode_t *mode)
+{
+	struct stat st;
+
+	if (skas_rw(as, false, STBUF, &st, sizeof(st)) != sizeof(st))
+		return 0;
+	*mode = st.st_mode;
+	return st.st_ino;
+}
+
+/*
+ * glibc's fstat() is newfstatat(fd, "", buf, AT_EMPTY_PATH): on a marked
+ * fd it runs on the host (as fstat, which reads no path), and every other
+ * form of the call traps.  rsi comes back as the guest left it.
+ */
+TEST_F(mark, empty_path_fstatat_runs_as_fstat)
+{
+	const char x[2] = "x";
+	struct stat st;
+	mode_t mode;
+	char c;
+
+	ASSERT_EQ(0, fstat(self->p[0], &st));
+	/* The probe reads only a path in memory (else it traps): fault it in. */
+	ASSERT_EQ(1, skas_rw(self->g.as, false, EMPTY, &c, 1));
+	ASSERT_EQ(0, set_marked(self->g.as, SYS_newfstatat));
+	EXPECT_EQ(TRAPPED, CALL4(SYS_newfstatat, 3, EMPTY, STBUF, AT_EMPTY_PATH));
+	ASSERT_EQ(0, mark_fds(self->g.as, 3, 1, SKAS_FD_MARK_READ));
+	EXPECT_EQ(0, CALL4(SYS_newfstatat, 3, EMPTY, STBUF, AT_EMPTY_PATH));
+	EXPECT_EQ(st.st_ino, guest_ino(self->g.as, &mode));
+	EXPECT_TRUE(S_ISFIFO(mode));
+	EXPECT_EQ(EMPTY, self->g.run->regs.rsi);
+	EXPECT_EQ(STBUF, self->g.run->regs.rdx);
+	EXPECT_EQ((__u64)AT_EMPTY_PATH, self->g.run->regs.r10);
+	/* The flags are an int, as to the kernel. */
+	EXPECT_EQ(0, CALL4(SYS_newfstatat, 3, EMPTY, STBUF,
+			   (1UL << 32) | AT_EMPTY_PATH));
+	/* Any other flags, a path, no path: the runtime's. */
+	EXPECT_EQ(TRAPPED, CALL4(SYS_newfstatat, 3, EMPTY, STBUF, 0));
+	EXPECT_EQ(TRAPPED, CALL4(SYS_newfstatat, 3, EMPTY, STBUF,
+				 AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+	EXPECT_EQ(TRAPPED, CALL4(SYS_newfstatat, 3, EMPTY, STBUF, -1UL));
+	ASSERT_EQ(2, skas_rw(self->g.as, true, DATA + 0x500, (void *)x, 2));
+	EXPECT_EQ(TRAPPED, CALL4(SYS_newfstatat, 3, DATA + 0x500, STBUF,
+				 AT_EMPTY_PATH));
+	EXPECT_EQ(TRAPPED, CALL4(SYS_newfstatat, 3, 0, STBUF, AT_EMPTY_PATH));
+	EXPECT_EQ(TRAPPED, CALL4(SYS_newfstatat, 3, 0x300000, STBUF,
+				 AT_EMPTY_PATH));
+	EXPECT_EQ(TRAPPED, CALL4(SYS_newfstatat, 3, -1UL, STBUF, AT_EMPTY_PATH));
+	/* The host's errors, rsi back all the same. */
+	EXPECT_EQ(-EFAULT, CALL4(SYS_newfstatat, 3, EMPTY, 0x300000,
+				 AT_EMPTY_PATH));
+	EXPECT_EQ(EMPTY, self->g.run->regs.rsi);
+	ASSERT_EQ(0, mark_fds(self->g.as, 9, 1, SKAS_FD_MARK_READ));
+	EXPECT_EQ(-EBADF, CALL4(SYS_newfstatat, 9, EMPTY, STBUF, AT_EMPTY_PATH));
+	/* Unmarked again: trapped. */
+	ASSERT_EQ(0, mark_fds(self->g.as, 3, 1, 0));
+	EXPECT_EQ(TRAPPED, CALL4(SYS_newfstatat, 3, EMPTY, STBUF, AT_EMPTY_PATH));
+	/*
+	 * NATIVE without MARKED takes any fd, but never AT_FDCWD (the
+	 * runtime's cwd is not the task's) or another negative one.
+	 */
+	ASSERT_EQ(0, skas_set_policy(self->g.as, SYS_newfstatat,
+				     SKAS_POLICY_NATIVE, 0));
+	EXPECT_EQ(0, CALL4(SYS_newfstatat, 3, EMPTY, STBUF, AT_EMPTY_PATH));
+	EXPECT_EQ(TRAPPED, CALL4(SYS_newfstatat, AT_FDCWD, EMPTY, STBUF,
+				 AT_EMPTY_PATH));
+	EXPECT_EQ(TRAPPED, CALL4(SYS_newfstatat, (unsigned int)AT_FDCWD, EMPTY,
+				 STBUF, AT_EMPTY_PATH));
+	EXPECT_EQ(TRAPPED, CALL4(SYS_newfstatat, -1UL, EMPTY, STBUF,
+				 AT_EMPTY_PATH));
+}
+
+/*
+ * Guest code at CODE + 0x100: newfstatat(3, EMPTY, STBUF, AT_EMPTY_PATH)
+ * in a loop, checking that it returns 0 and that rsi, rdx and r10 come
+ * back unchanged; ud2 if not.
+ */
+static const unsigned char fstatat_loop[] = {
+	0xbf, 0x03, 0x00, 0x00, 0x00,		/* mov edi, 3 */
+	0xbe, 0x00, 0x04, 0x20, 0x00,		/* mov esi, EMPTY */
+	0xba, 0x00, 0x08, 0x20, 0x00,		/* mov edx, STBUF */
+	0x41, 0xba, 0x00, 0x10, 0x00, 0x00,	/* mov r10d, AT_EMPTY_PATH */
+	0xb8, 0x06, 0x01, 0x00, 0x00,		/* mov eax, 262 */
+	0x0f, 0x05,				/* syscall */
+	0x48, 0x85, 0xc0, 0x75, 0x1d,		/* test rax, rax; jnz bad */
+	0x48, 0x81, 0xfe, 0x00, 0x04, 0x20, 0x00, 0x75, 0x14,	/* rsi */
+	0x48, 0x81, 0xfa, 0x00, 0x08, 0x20, 0x00, 0x75, 0x0b,	/* rdx */
+	0x49, 0x81, 0xfa, 0x00, 0x10, 0x00, 0x00, 0x75, 0x02,	/* r10 */
+	0xeb, 0xc2,				/* jmp loop */
+	0x0f, 0x0b,				/* bad: ud2 */
+};
+
+struct kicker {
+	int thread;
+	volatile int stop;
+};
+
+static void *kick_often(void *arg)
+{
+	struct kicker *k = arg;
+	const struct timespec t = { 0, 500000 };
+
+	while (!k->stop) {
+		ioctl(k->thread, SKAS_KICK, 0);
+		nanosleep(&t, NULL);
+	}
+	return NULL;
+}
+
+/*
+ * Kicks land anywhere in a loop of native empty-path newfstatat, some in
+ * the call's way out, where a stop parks before the task_work that puts
+ * rsi back: every stop shows the guest's registers, and the loop never
+ * sees them changed.
+ */
+TEST_F(mark, kicks_during_native_fstatat_see_the_guest_registers)
+{
+	struct kicker k = { .thread = self->g.thread };
+	struct skas_run *run = self->g.run;
+	pthread_t th;
+	char c;
+	int i;
+
+	ASSERT_EQ((long)sizeof(fstatat_loop),
+		  skas_rw(self->g.as, true, CODE + 0x100, (void *)fstatat_loop,
+			  sizeof(fstatat_loop)));
+	ASSERT_EQ(0, set_marked(self->g.as, SYS_newfstatat));
+	ASSERT_EQ(0, mark_fds(self->g.as, 3, 1, SKAS_FD_MARK_READ));
+	ASSERT_EQ(1, skas_rw(self->g.as, false, EMPTY, &c, 1));
+	skas_set_call(run, CODE + 0x100, DATA + 4096, 0, 0, 0, 0, 0);
+	ASSERT_EQ(0, pthread_create(&th, NULL, kick_often, &k));
+	for (i = 0; i < 300; i++) {
+		ASSERT_EQ(0, ioctl(self->g.thread, SKAS_RUN, 0));
+		ASSERT_EQ((__u32)SKAS_EXIT_INTERRUPTED, run->exit_reason)
+			TH_LOG("stop %d: reason %u at %#llx", i,
+			       run->exit_reason, (unsigned long long)run->regs.rip);
+		ASSERT_LE(CODE + 0x100, run->regs.rip);
+		ASSERT_GT(CODE + 0x100 + sizeof(fstatat_loop) - 2, run->regs.rip);
+		/* Past the first two moves, the guest's rsi is EMPTY. */
+		if (run->regs.rip > CODE + 0x105) {
+			ASSERT_EQ(EMPTY, run->regs.rsi)
+				TH_LOG("stop %d at %#llx", i,
+				       (unsigned long long)run->regs.rip);
+		}
+	}
+	k.stop = 1;
+	pthread_join(th, NULL);
 }
 
 TEST_F(mark, bad_values)

@@ -72,7 +72,8 @@
  *                          of a range of guest fds (SKAS_CAP_FD_MARK), at
  *                          once, whatever its threads do.  A NATIVE entry
  *                          with SKAS_POLICY_MARKED (read, write, their
- *                          p- and v- forms, lseek, fstat) runs on the host
+ *                          p- and v- forms, lseek, fstat, newfstatat of an
+ *                          empty path) runs on the host
  *                          only if its fd has the call's mark, else it is
  *                          trapped.  A fork inherits the marks;
  *                          SKAS_MEM_INSTALL_FD and SKAS_MEM_CLOSE_FD of an
@@ -345,8 +346,8 @@ struct skas_install_fd {
  * @count:    how many; first + count <= SKAS_FD_MARK_MAX
  * @reserved: must be 0
  *
- * Sets the marks of every fd of the range to @marks.  lseek and fstat
- * need either mark.
+ * Sets the marks of every fd of the range to @marks.  lseek, fstat and
+ * newfstatat need either mark.
  */
 struct skas_mark_fds {
 	__u32 size;
