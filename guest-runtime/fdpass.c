@@ -4,7 +4,8 @@
  * host file behind a guest fd of a regular file goes into the guest's own
  * host fd table at the guest's number and is marked there, so that the
  * guest's read, write, pread64, pwrite64, readv, writev, preadv, pwritev,
- * lseek and fstat of it run on the host, without a round trip.  Every
+ * lseek, fstat and newfstatat(fd, "", AT_EMPTY_PATH) (glibc's fstat) of
+ * it run on the host, without a round trip.  Every
  * other call still traps, and the runtime answers it with its own host fd
  * of the same open file: offset, flags and attributes stay one.
  * Documentation/runtime.rst, "Native file I/O", says why it is sound.
@@ -45,12 +46,15 @@
 #define FDPASS_MAX_PEND	1024
 
 static bool pass_on;
+/* The host's safe list has no newfstatat (an older skas.ko). */
+static bool no_fstatat;
 /* --stats */
 static unsigned long long n_install, n_close, n_mark, n_drop;
 
 static const unsigned int marked_nrs[] = {
 	SYS_read, SYS_write, SYS_pread64, SYS_pwrite64, SYS_readv,
 	SYS_writev, SYS_preadv, SYS_pwritev, SYS_lseek, SYS_fstat,
+	SYS_newfstatat,
 };
 
 /* Is @nr one of the calls that run natively on a marked fd? */
@@ -58,6 +62,8 @@ bool fdpass_marked_nr(unsigned long nr)
 {
 	unsigned int i;
 
+	if (nr == SYS_newfstatat && no_fstatat)
+		return false;
 	for (i = 0; i < ARRAY_SIZE(marked_nrs); i++)
 		if (marked_nrs[i] == nr)
 			return true;
@@ -116,13 +122,21 @@ static void mirror_set(struct fdtable *fdt, struct uml_aspace *as)
 void fdpass_aspace_new(struct proc *p, bool set_policy)
 {
 	unsigned int i;
+	int r;
 
 	if (!pass_on)
 		return;
-	for (i = 0; set_policy && i < ARRAY_SIZE(marked_nrs); i++)
-		if (uml_aspace_set_policy(p->as, marked_nrs[i],
-					  UML_POLICY_NATIVE_MARKED, 0) < 0)
+	for (i = 0; set_policy && i < ARRAY_SIZE(marked_nrs); i++) {
+		r = uml_aspace_set_policy(p->as, marked_nrs[i],
+					  UML_POLICY_NATIVE_MARKED, 0);
+		/* Not on the host's safe list: it keeps trapping. */
+		if (r == -EPERM && marked_nrs[i] == SYS_newfstatat) {
+			no_fstatat = true;
+			continue;
+		}
+		if (r < 0)
 			die("cannot set the policy of syscall %u", marked_nrs[i]);
+	}
 	if (p->fdt->refs == 1)
 		mirror_set(p->fdt, p->as);
 }

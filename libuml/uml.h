@@ -467,7 +467,8 @@ void *uml_thread_get_data(const struct uml_thread *t);
  *  - UML_POLICY_NATIVE_MARKED: NATIVE, but only when the call's fd has the
  *                       mark it needs (uml_aspace_mark_fds()), else TRAP:
  *                       read, write, pread64, pwrite64, readv, writev,
- *                       preadv, pwritev, lseek and fstat only.
+ *                       preadv, pwritev, lseek, fstat and (where the
+ *                       host's safe list has it) newfstatat only.
  *
  * A fork (uml_thread_clone() with flags 0) inherits its parent's policy;
  * uml_aspace_reset() keeps it.  A new thread's value is 0.
