@@ -297,16 +297,25 @@ static struct fdtable *mirror_of(const struct task *t)
 }
 
 /*
- * @t made trapped syscall @nr: if it was I/O on guest fd @fd, the next
- * one may run natively: install the fd, or mark it.
+ * @t made trapped syscall @nr, which returned @ret: if it opened guest fd
+ * @ret, or was I/O on guest fd @fd, the next call on it may run natively:
+ * install the fd, or mark it.  An open installs at once (the install
+ * rides the open's own resume), so that glibc's fstat after it is native
+ * too.
  */
-void fdpass_syscall(struct task *t, unsigned long nr, unsigned int fd)
+void fdpass_syscall(struct task *t, unsigned long nr, unsigned int fd,
+		    long ret)
 {
 	struct fdtable *fdt;
 	struct fdent *e;
 	unsigned int m;
 
 	switch (nr) {
+	case SYS_open: case SYS_openat: case SYS_creat:
+		if (ret < 0)
+			return;
+		fd = ret;
+		break;
 	case SYS_read: case SYS_write: case SYS_pread64: case SYS_pwrite64:
 	case SYS_readv: case SYS_writev: case SYS_preadv: case SYS_pwritev:
 	case SYS_lseek: case SYS_fstat: case SYS_newfstatat:

@@ -359,5 +359,5 @@ void syscall_handle(struct task *t)
 	wait_reset(&t->w);
 	t->state = TASK_RUNNABLE;
 	if (fdpass_enabled())
-		fdpass_syscall(t, nr, a[0]);
+		fdpass_syscall(t, nr, a[0], ret);
 }

@@ -170,7 +170,8 @@ void fdpass_aspace_new(struct proc *p, bool set_policy);
 void fdpass_forget(struct fdtable *fdt, unsigned int fd);
 void fdpass_drop(struct fdtable *fdt);
 void fdpass_aspace_gone(struct proc *p, struct uml_aspace *as);
-void fdpass_syscall(struct task *t, unsigned long nr, unsigned int fd);
+void fdpass_syscall(struct task *t, unsigned long nr, unsigned int fd,
+		    long ret);
 void fdpass_limits(struct proc *p);
 void fdpass_fork(struct proc *c, struct proc *parent);
 void fdpass_unshared(struct proc *p, struct fdtable *parent_fdt);
