@@ -748,7 +748,7 @@ TEST_F(native, forbidden_calls_are_eperm)
 		SYS_clock_nanosleep, SYS_sched_yield, SYS_getrandom,
 		SYS_getcpu, SYS_read, SYS_write, SYS_pread64, SYS_pwrite64,
 		SYS_readv, SYS_writev, SYS_preadv, SYS_pwritev, SYS_lseek,
-		SYS_fstat,
+		SYS_fstat, SYS_newfstatat,
 	};
 	unsigned int i, nr, n_safe = 0;
 
