@@ -189,6 +189,7 @@ long skas_thread_clone(struct skas_thread *t, void __user *uarg)
 		goto out_unlock;
 	}
 	c->spin_ns = READ_ONCE(t->spin_ns);
+	c->yield = READ_ONCE(t->yield);
 	/*
 	 * Before the child runs: its first call may be a marked one.  A
 	 * thread shares the host fd table of its creator, a fork has a copy

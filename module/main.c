@@ -75,6 +75,7 @@ static long skas_check_extension(unsigned long cap)
 	case SKAS_CAP_SIGSYS:
 	case SKAS_CAP_END_CAUSE:
 	case SKAS_CAP_RUN_MEM:
+	case SKAS_CAP_YIELD:
 		return 1;
 	case SKAS_CAP_XSTATE:
 		return skas_xstate_size();

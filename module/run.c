@@ -74,7 +74,9 @@ static void skas_handoff_wake_up(struct skas_thread *t,
 /*
  * wait_event_state() with skas_handoff_wake(), until @done(@t): 0 then, or
  * -ERESTARTSYS for a signal that @state lets in; first a spin while @peer
- * (NULL: none) works towards it.  Inlined, so @done is a direct call.
+ * (NULL: none) works towards it on another CPU, or a yield to it on this
+ * one (spin.c).
+ * Inlined, so @done is a direct call.
  */
 static __always_inline long
 skas_handoff_wait(struct wait_queue_head *wq, bool (*done)(struct skas_thread *),
@@ -85,7 +87,7 @@ skas_handoff_wait(struct wait_queue_head *wq, bool (*done)(struct skas_thread *)
 	long ret = 0;
 
 	might_sleep();
-	if (done(t) || skas_spin(t, done, peer))
+	if (done(t) || skas_spin(t, done, peer) || skas_yield(t, done, peer))
 		return 0;
 	if (READ_ONCE(t->spin_ns))
 		wait.func = autoremove_wake_function;
@@ -525,7 +527,7 @@ static void skas_bounce_cancel(struct skas_thread *t, struct pt_regs *regs)
 
 /*
  * Sleep until the runtime wakes us; spin first while @driver (NULL: none)
- * runs.  Return: true to go on, false to return to user mode now (dying,
+ * runs, or yield to it.  Return: true to go on, false to return to user mode now (dying,
  * killed, bounced).
  */
 static bool skas_guest_sleep(struct skas_thread *t, struct task_struct *driver)
@@ -548,7 +550,7 @@ static bool skas_guest_sleep(struct skas_thread *t, struct task_struct *driver)
  * returns to user mode to make it; the batch goes on in stop_work once the
  * syscall is done.  Only SIGKILL cuts the park
  * short; other wake-ups come back to it (skas_guest_sleep()).  @driver:
- * the runtime task to spin for, or NULL.
+ * the runtime task to spin for or yield to, or NULL.
  */
 static void skas_guest_wait(struct skas_thread *t, struct task_struct *driver)
 {
@@ -670,7 +672,7 @@ static void skas_guest_park(struct skas_thread *t, struct skas_event *ev,
 	spin_lock_irqsave(&t->lock, flags);
 	t->state = SKAS_T_STOPPED;
 	t->attached = true;
-	if (t->spin_ns && t->driver)
+	if ((t->spin_ns || t->yield) && t->driver)
 		driver = get_task_struct(t->driver);
 	spin_unlock_irqrestore(&t->lock, flags);
 	skas_handoff_wake_up(t, &t->rt_wq);

@@ -228,6 +228,7 @@ struct skas_thread {
 	struct mutex run_lock;		/* one user of the parked thread */
 	bool in_run;
 	u32 spin_ns;			/* SKAS_CAP_SPIN: 0, or a hand-off's spin */
+	bool yield;			/* SKAS_CAP_YIELD: yield before a sleep */
 	struct task_struct *driver;	/* spin: who SKAS_RUNs it (ref), @lock */
 	struct callback_head stop_work;
 	struct callback_head kick_work;
@@ -322,6 +323,8 @@ long skas_thread_enable_cap(struct skas_thread *t, void __user *uarg);
 void skas_spin_drive(struct skas_thread *t);
 bool skas_spin(struct skas_thread *t, bool (*done)(struct skas_thread *),
 	       struct task_struct *peer);
+bool skas_yield(struct skas_thread *t, bool (*done)(struct skas_thread *),
+		struct task_struct *peer);
 
 /* xstate.c */
 void skas_xstate_init(void);

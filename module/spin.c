@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Adaptive spinning (SKAS_CAP_SPIN): before a hand-off's waiter sleeps,
- * it polls its condition for a bounded time while the other side runs.
+ * What a hand-off's waiter does before it sleeps.  Adaptive spinning
+ * (SKAS_CAP_SPIN): it polls its condition for a bounded time while the
+ * other side runs on another CPU.  Yield before sleep (SKAS_CAP_YIELD):
+ * it lets the other side run on this CPU first.
  *
  * A round trip is two hand-offs, and each, as a sleep and a wake-up, costs
  * a dequeue, a switch to the other task or to idle, and on the way back an
@@ -22,6 +24,20 @@
  *
  * Spinning hand-offs are plain wake-ups, never WF_SYNC or WF_CURRENT_CPU
  * (run.c): those would put both tasks on one CPU, where nothing spins.
+ *
+ * Yield before sleep (SKAS_CAP_YIELD) is the same idea for one CPU.  A
+ * same-CPU hand-off (run.c) queues the woken side on the waker's CPU; if
+ * the waker then sleeps, each round trip costs two dequeues, two enqueues
+ * and two wake-ups besides the two switches.  A waiter that yields instead
+ * stays queued: the other side runs, answers, and its wake-up of a task
+ * that never went to sleep is an empty wait queue; when the waiter gets
+ * the CPU back the answer is there.  The yield is directed, yield_to()
+ * as KVM's spinning vCPUs use it: to the peer only (not to whatever else
+ * is queued), only while the peer is queued on this CPU and not running,
+ * and once; then the waiter sleeps as without, whose checks come after,
+ * so a yield can't lose a wake-up, a kick or a SIGKILL, and an idle guest
+ * still sleeps.  The scheduler may refuse it (fairness): the waiter then
+ * sleeps at once.
  */
 
 #include <linux/errno.h>
@@ -68,6 +84,11 @@ long skas_thread_enable_cap(struct skas_thread *t, void __user *uarg)
 			return -EINVAL;
 		WRITE_ONCE(t->spin_ns, cap.args[0]);
 		return 0;
+	case SKAS_CAP_YIELD:
+		if (cap.args[0] > 1)
+			return -EINVAL;
+		WRITE_ONCE(t->yield, cap.args[0]);
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -77,16 +98,17 @@ long skas_thread_enable_cap(struct skas_thread *t, void __user *uarg)
  * skas_spin_drive() - note current as the task that runs @t.
  * @t: the thread; the caller holds its run_lock, for SKAS_RUN.
  *
- * The parked guest spins while this task runs.  A reference keeps the
- * task_struct for the guest to look at; it changes hands only when
- * another runtime thread takes the thread over.
+ * The parked guest spins while this task runs, or yields to it.  A
+ * reference keeps the task_struct for the guest to look at; it changes
+ * hands only when another runtime thread takes the thread over.
  */
 void skas_spin_drive(struct skas_thread *t)
 {
 	struct task_struct *old;
 	unsigned long flags;
 
-	if (likely(t->driver == current) || !READ_ONCE(t->spin_ns))
+	if (likely(t->driver == current) ||
+	    (!READ_ONCE(t->spin_ns) && !READ_ONCE(t->yield)))
 		return;
 	get_task_struct(current);
 	spin_lock_irqsave(&t->lock, flags);
@@ -135,4 +157,21 @@ bool skas_spin(struct skas_thread *t, bool (*done)(struct skas_thread *),
 			return false;
 		cpu_relax();
 	}
+}
+
+/**
+ * skas_yield() - yield once to @peer, queued on this CPU, before a sleep.
+ * @t:    the thread.
+ * @done: the wait's condition.
+ * @peer: the task that makes it true (a reference is held), or NULL.
+ *
+ * Return: true if @done(@t) became true meanwhile; false to go and sleep.
+ */
+bool skas_yield(struct skas_thread *t, bool (*done)(struct skas_thread *),
+		struct task_struct *peer)
+{
+	if (!READ_ONCE(t->yield) || !peer ||
+	    task_cpu(peer) != raw_smp_processor_id())
+		return false;
+	return yield_to(peer, false) > 0 && done(t);
 }

@@ -155,14 +155,18 @@
  *                          ended (its event is in the run page).
  *   SKAS_ENABLE_CAP        arg: struct skas_enable_cap *.  Turns on (or
  *                          tunes, or off) a capability of this thread; a
- *                          SKAS_CLONE child inherits the setting.  Only
+ *                          SKAS_CLONE child inherits the setting.
  *                          SKAS_CAP_SPIN: args[0] is how long, in ns, each
  *                          hand-off's waiter (this thread parked, or its
  *                          SKAS_RUN) polls for the other side before it
  *                          sleeps, at most what SKAS_CHECK_EXTENSION
- *                          returns; 0 turns spinning off.  -EINVAL for
- *                          another cap, flags, a nonzero args[1..3] or too
- *                          long a time.
+ *                          returns; 0 turns spinning off.
+ *                          SKAS_CAP_YIELD: args[0] 1 makes each hand-off's
+ *                          waiter yield its CPU once to the other side,
+ *                          if that is queued on it, and look again before
+ *                          it sleeps; 0 turns it off.  -EINVAL for another
+ *                          cap, flags, a nonzero args[1..3], too long a
+ *                          time or a yield other than 0 or 1.
  *   poll()                 POLLIN once a task has attached (the thread can
  *                          be run), POLLHUP once it has died.
  */
@@ -193,6 +197,7 @@
 #define SKAS_CAP_RUN_MEM	14	/* SKAS_RUN_MEM */
 #define SKAS_CAP_FD_MARK	15	/* fd marks; the value: SKAS_FD_MARK_MAX */
 #define SKAS_CAP_SPIN		16	/* SKAS_ENABLE_CAP; the value: max ns */
+#define SKAS_CAP_YIELD		17	/* SKAS_ENABLE_CAP: yield before a hand-off's sleep */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -456,16 +461,24 @@ struct skas_xstate {
 
 /**
  * struct skas_enable_cap - argument of SKAS_ENABLE_CAP
- * @cap:   the SKAS_CAP_* to set (only SKAS_CAP_SPIN)
+ * @cap:   the SKAS_CAP_* to set: SKAS_CAP_SPIN or SKAS_CAP_YIELD
  * @flags: must be 0
  * @args:  the capability's arguments; SKAS_CAP_SPIN: the spin time in
- *         ns, then zeros
+ *         ns, then zeros; SKAS_CAP_YIELD: 1 (on) or 0 (off), then zeros
  *
  * Adaptive spinning (SKAS_CAP_SPIN) trades CPU time for latency where the
  * runtime and its guest thread run on different CPUs: a waiter polls only
  * while the other side is running or runnable on another CPU, and stops
  * at once for a signal, a kick or a reschedule, so an idle guest costs no
  * CPU time.  On one CPU it never spins.
+ *
+ * Yield before sleep (SKAS_CAP_YIELD) is for the other case, the runtime
+ * and its guest thread on one CPU: a waiter that has just woken the other
+ * side gives it the CPU without leaving the run queue, and finds the
+ * answer when it gets the CPU back, so a round trip needs no sleep and
+ * no wake-up.  It yields once, to the other side only and only while that
+ * is queued on its CPU, then sleeps as without: an idle guest costs no
+ * CPU time.
  */
 struct skas_enable_cap {
 	__u32 cap;
