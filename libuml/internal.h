@@ -63,6 +63,8 @@ struct uml_ops {
 			      struct uml_exit *ex);
 	/* Optional (NULL: no spinning); @ns checked against host->spin_max. */
 	int (*set_spin)(struct uml_thread *t, unsigned int ns);
+	/* Optional (NULL: no yield); only where host->can_yield. */
+	int (*set_yield)(struct uml_thread *t, int on);
 	/* Optional: give up / take over driving (ptrace: the tracer). */
 	int (*thread_release)(struct uml_thread *t);
 	int (*thread_adopt)(struct uml_thread *t);
@@ -91,6 +93,7 @@ struct uml_host {
 	unsigned int skas_xstate;	/* skas: SKAS_CAP_XSTATE's image size */
 	unsigned int skas_run_mem:1;	/* skas: SKAS_CAP_RUN_MEM */
 	unsigned int spin_max;		/* skas: SKAS_CAP_SPIN's value, ns */
+	unsigned int can_yield:1;	/* skas: SKAS_CAP_YIELD */
 	unsigned int policies;		/* UML_POLICY_BIT() mask */
 	unsigned int vsyscall_filter:1;	/* stubs need the vsyscall filter */
 	struct uml_aspace *aspaces;	/* list, for uml_host_close() */

@@ -149,6 +149,9 @@ int __uml_skas_host_init(struct uml_host *host)
 	host->skas_xstate = __uml_skas_xstate_cap(dev);
 	host->skas_run_mem = has_cap(dev, SKAS_CAP_RUN_MEM) > 0;
 	host->spin_max = spin_max(dev);
+#ifdef SKAS_CAP_YIELD
+	host->can_yield = has_cap(dev, SKAS_CAP_YIELD) > 0;
+#endif
 	host->policies = policies(dev);
 	host->ops = &__uml_skas_ops;
 	return 0;
@@ -750,6 +753,16 @@ static int set_spin(struct uml_thread *t, unsigned int ns)
 }
 #endif
 
+#ifdef SKAS_CAP_YIELD
+static int set_yield(struct uml_thread *t, int on)
+{
+	struct skas_enable_cap cap = { .cap = SKAS_CAP_YIELD,
+				       .args = { on != 0 } };
+
+	return ioctl(t->fd, SKAS_ENABLE_CAP, &cap) ? -errno : 0;
+}
+#endif
+
 /* The run page is the module's input while the thread is stopped. */
 static int set_thread_value(struct uml_thread *t, int64_t value)
 {
@@ -781,5 +794,8 @@ const struct uml_ops __uml_skas_ops = {
 	.mark_fds = mark_fds,
 #ifdef SKAS_CAP_SPIN
 	.set_spin = set_spin,
+#endif
+#ifdef SKAS_CAP_YIELD
+	.set_yield = set_yield,
 #endif
 };

@@ -803,6 +803,15 @@ int uml_thread_set_spin(struct uml_thread *t, unsigned int ns)
 	return t->as->host->ops->set_spin(t, ns);
 }
 
+int uml_thread_set_yield(struct uml_thread *t, int on)
+{
+	if (!t)
+		return -EINVAL;
+	if (!t->as->host->ops->set_yield || !t->as->host->can_yield)
+		return -EOPNOTSUPP;
+	return t->as->host->ops->set_yield(t, on);
+}
+
 int uml_aspace_mark_fds(struct uml_aspace *as, unsigned int first,
 			unsigned int count, unsigned int marks)
 {

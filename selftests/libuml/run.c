@@ -3,10 +3,12 @@
  * libuml guest threads: syscall events and their ABI, results, faults with
  * their siginfo, kicks and runtime signals, register sanitizing, FPU state,
  * and the stub's syscall page (which must trap like any other syscall),
- * and adaptive spinning.
+ * adaptive spinning and yield before sleep.
  */
+#define _GNU_SOURCE
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <sys/ptrace.h>
 #include <sys/time.h>
@@ -790,13 +792,32 @@ TEST_F(run, outside_signals_never_kill_the_guest)
 }
 
 /*
+ * @n round trips of code_getpid_loop, each answered with its number, which
+ * the guest hands back in rbx at the next one.  0, or the first round trip
+ * that went wrong, plus one.
+ */
+static int getpid_trips(struct uml_thread *t, struct uml_regs *r, int n)
+{
+	struct uml_exit ex;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (uml_thread_run(t, &ex) || ex.reason != UML_EXIT_SYSCALL ||
+		    ex.syscall.nr != 39 || (i && r->rbx != (uint64_t)i - 1))
+			return i + 1;
+		r->rax = i;
+		r->rbx = i;
+	}
+	return 0;
+}
+
+/*
  * uml_thread_set_spin(): announced by skas.ko's SKAS_CAP_SPIN only, bounded
  * by its maximum, and invisible to the guest's round trips.
  */
 TEST_F(run, spin_is_validated_and_changes_no_result)
 {
 	long max = uml_host_spin_max(self->host);
-	int i;
 
 	EXPECT_EQ(-EINVAL, uml_thread_set_spin(NULL, 0));
 	if (variant->backend == UML_BACKEND_PTRACE) {
@@ -818,15 +839,40 @@ TEST_F(run, spin_is_validated_and_changes_no_result)
 	ASSERT_EQ(0, uml_thread_set_spin(self->t, max));
 	ASSERT_EQ(0, start(self->as, self->r, code_getpid_loop,
 			   sizeof(code_getpid_loop)));
-	for (i = 0; i < 500; i++) {
-		ASSERT_EQ(0, uml_thread_run(self->t, &self->ex));
-		ASSERT_EQ(UML_EXIT_SYSCALL, self->ex.reason);
-		ASSERT_EQ(39, self->ex.syscall.nr);
-		if (i)
-			ASSERT_EQ((uint64_t)i - 1, self->r->rbx);
-		self->r->rax = i;
-		self->r->rbx = i;
+	EXPECT_EQ(0, getpid_trips(self->t, self->r, 500));
+}
+
+/*
+ * uml_thread_set_yield(): skas.ko's SKAS_CAP_YIELD only, and invisible to
+ * the guest's round trips, with the runtime and the guest on one CPU.
+ */
+TEST_F(run, yield_is_validated_and_changes_no_result)
+{
+	cpu_set_t one, all;
+	int can = 0;
+
+	EXPECT_EQ(-EINVAL, uml_thread_set_yield(NULL, 1));
+#ifdef SKAS_CAP_YIELD
+	if (variant->backend == UML_BACKEND_SKAS)
+		can = skas_has_cap(SKAS_CAP_YIELD) > 0;
+#endif
+	if (!can) {
+		EXPECT_EQ(-EOPNOTSUPP, uml_thread_set_yield(self->t, 1));
+		EXPECT_EQ(-EOPNOTSUPP, uml_thread_set_yield(self->t, 0));
+		return;
 	}
+	EXPECT_EQ(0, uml_thread_set_yield(self->t, 0));
+	ASSERT_EQ(0, uml_thread_set_yield(self->t, 42));
+	ASSERT_EQ(0, start(self->as, self->r, code_getpid_loop,
+			   sizeof(code_getpid_loop)));
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	ASSERT_EQ(0, sched_setaffinity(uml_thread_host_tid(self->t),
+				       sizeof(one), &one));
+	EXPECT_EQ(0, getpid_trips(self->t, self->r, 500));
+	EXPECT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
 }
 
 TEST_HARNESS_MAIN
