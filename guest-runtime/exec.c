@@ -577,6 +577,15 @@ static struct task *init_task(void)
 		if (r < 0)
 			die("--spin: %s", uml_strerror(r));
 	}
+	if (opt.yield) {
+		r = uml_thread_set_yield(th, 1);
+		if (r < 0)
+			die(r == -EOPNOTSUPP ?
+			    "--yield: backend '%s' cannot yield (skas.ko with SKAS_CAP_YIELD can)" :
+			    "--yield: backend '%s': %s",
+			    uml_backend_name(uml_host_backend(host)),
+			    uml_strerror(r));
+	}
 	fdpass_aspace_new(p, true);
 	t = task_new(p, th, p->pid);
 	if (!t)

@@ -52,7 +52,7 @@ static void usage(int status)
 	fprintf(status ? stderr : stdout,
 		"usage: umlrun [--backend=skas|ptrace|auto] [--root=DIR] [--rw]\n"
 		"              [--strace] [--stats] [--no-fast] [--no-passthrough]\n"
-		"              [--spin[=NS]] [--max-procs=N]\n"
+		"              [--spin[=NS]] [--yield] [--max-procs=N]\n"
 		"              [--net=inet|none|host] [--cpus=N]\n"
 		"              [--] PROGRAM [ARGS...]\n"
 		"       umlrun --list-syscalls | --version\n");
@@ -105,6 +105,8 @@ static int parse_options(int argc, char **argv)
 			opt.no_passthrough = true;
 		} else if (strcmp(s, "--spin") == 0) {
 			opt.spin_ns = -1;
+		} else if (strcmp(s, "--yield") == 0) {
+			opt.yield = true;
 		} else if (strncmp(s, "--spin=", 7) == 0) {
 			char *end;
 

@@ -56,6 +56,7 @@ struct options {
 	bool no_fast;		/* no fast tiers, no vDSO: every syscall traps */
 	bool no_passthrough;	/* --no-passthrough: no native file I/O */
 	long spin_ns;		/* --spin: hand-offs spin that long; -1: max */
+	bool yield;		/* --yield: hand-offs yield before they sleep */
 	int cpus;		/* --cpus=: workers, the guest's CPUs */
 	int max_procs;
 	enum uml_backend backend;

@@ -497,6 +497,16 @@ else
 		"^umlrun: --spin: backend '$B' cannot spin" --spin $BB true
 fi
 expect_status "--spin=abc is refused" 125 --spin=abc $BB true
+# Yield before sleep (--yield): skas.ko's SKAS_CAP_YIELD only.
+if [ "$B" = skas ]; then
+	expect_output "--yield: a pipeline and its forks with yielding hand-offs" \
+		"57" --yield $BB sh -c 'seq 1 300 | grep 7 | wc -l'
+	expect_output "--yield on one CPU, with --spin" \
+		"st=3" --yield --spin --cpus=1 $BB sh -c '(exit 3); echo st=$?'
+else
+	expect_grep "--yield is refused where the backend cannot yield" \
+		"^umlrun: --yield: backend '$B' cannot yield" --yield $BB true
+fi
 # Native file I/O (Documentation/runtime.rst): on skas.ko unless --no-fast,
 # every I/O call on a regular file (fileio.c, natively and as a guest,
 # compared) and a byte-a-call read loop, whose reads then stay native.
