@@ -7,10 +7,12 @@
  * selftests/libuml/bench_roundtrip, one backend per run, in the output
  * format of the other workloads.
  *
- * Usage: libuml_getpid ptrace|skas|skas+spin [N]	(default 20000)
+ * Usage: libuml_getpid ptrace|skas|skas+spin|skas+yield [N]	(default 20000)
  *
  * skas+spin is skas with adaptive spinning at the host's maximum
- * (uml_thread_set_spin(), Documentation/design.rst, "Adaptive spinning").
+ * (uml_thread_set_spin(), Documentation/design.rst, "Adaptive spinning"),
+ * skas+yield with yield before sleep (uml_thread_set_yield(), "Yield
+ * before sleep").
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -34,15 +36,17 @@ int main(int argc, char **argv)
 	struct uml_exit ex;
 	struct uml_regs *r;
 	double t0;
-	bool spin;
+	bool spin, yield;
 	long len;
 	int ret;
 
 	spin = argc >= 2 && !strcmp(argv[1], "skas+spin");
-	if (argc < 2 || (spin ? uml_backend_parse("skas", &b) :
+	yield = argc >= 2 && !strcmp(argv[1], "skas+yield");
+	if (argc < 2 || (spin || yield ? uml_backend_parse("skas", &b) :
 			 uml_backend_parse(argv[1], &b)) ||
 	    b == UML_BACKEND_AUTO) {
-		fprintf(stderr, "usage: libuml_getpid ptrace|skas|skas+spin [N]\n");
+		fprintf(stderr,
+			"usage: libuml_getpid ptrace|skas|skas+spin|skas+yield [N]\n");
 		return 2;
 	}
 	ret = uml_host_open(&h, b);
@@ -57,6 +61,11 @@ int main(int argc, char **argv)
 		ret = max > 0 ? uml_thread_set_spin(t, max) : -EOPNOTSUPP;
 		if (ret)
 			bench_na("uml_thread_set_spin: %s", uml_strerror(ret));
+	}
+	if (yield) {
+		ret = uml_thread_set_yield(t, 1);
+		if (ret)
+			bench_na("uml_thread_set_yield: %s", uml_strerror(ret));
 	}
 	ret = uml_aspace_map(as, GUEST_CODE, 0x1000, PROT_READ | PROT_EXEC,
 			     UML_MAP_PRIVATE | UML_MAP_ANONYMOUS, -1, 0);

@@ -145,6 +145,8 @@ END {
 		       q == "skas+fast" ? "umlrun --backend=skas (fast tiers)" : \
 		       q == "skas+spin" ? "umlrun --backend=skas --no-fast --spin" : \
 		       q == "skas+fast+spin" ? "umlrun --backend=skas --spin (fast tiers)" : \
+		       q == "skas+yield" ? "umlrun --backend=skas --no-fast --yield" : \
+		       q == "skas+fast+yield" ? "umlrun --backend=skas --yield (fast tiers)" : \
 		       q == "ptrace" ? "umlrun --backend=ptrace" : q
 		if (p != q) name = name ", all on CPU 0"
 		print "| " name " | " cell("getpid", p) " | " \

@@ -17,7 +17,8 @@
 #	bench_reps=N	repetitions (default 5)
 #	bench_only=W,W	only these workloads (names as in the table)
 #	bench_paths=P,P	only these paths (native ptrace skas skas+fast, and
-#			skas+spin skas+fast+spin, which no default run has)
+#			skas+spin skas+fast+spin skas+yield skas+fast+yield,
+#			which no default run has)
 #	bench_pin=1	run everything on CPU 0 (taskset): the wall-clock
 #			runs do, because a cross-vCPU wake-up under
 #			multi-threaded TCG costs milliseconds of real time
@@ -43,7 +44,8 @@ tmo=${bench_timeout:-600}
 # A path is a command prefix (Documentation/benchmarks.rst, "Execution
 # paths"): skas is every syscall a round trip (no fast tier, no vDSO),
 # skas+fast is umlrun's default, with the fast tiers the module has; the
-# +spin paths add --spin (adaptive spinning at the module's maximum).
+# +spin paths add --spin (adaptive spinning at the module's maximum), the
+# +yield paths --yield (yield before sleep: its gain is in the @cpu0 rows).
 prefix() {
 	case $1 in
 	native) echo "" ;;
@@ -52,6 +54,8 @@ prefix() {
 	skas+fast) echo "$UMLRUN --backend=skas $uopts" ;;
 	skas+spin) echo "$UMLRUN --backend=skas --no-fast --spin $uopts" ;;
 	skas+fast+spin) echo "$UMLRUN --backend=skas --spin $uopts" ;;
+	skas+yield) echo "$UMLRUN --backend=skas --no-fast --yield $uopts" ;;
+	skas+fast+yield) echo "$UMLRUN --backend=skas --yield $uopts" ;;
 	*) echo "false" ;;
 	esac
 }
@@ -326,7 +330,7 @@ if wanted getpid; then
 	echo "# getpid reference mechanisms"
 	refs="seccomp-unotify sysemu-tracer"
 	for p in $paths; do
-		case $p in ptrace|skas|skas+spin) refs="$refs libuml-$p" ;; esac
+		case $p in ptrace|skas|skas+spin|skas+yield) refs="$refs libuml-$p" ;; esac
 	done
 	for x in $refs; do
 		case $x in

@@ -13,7 +13,7 @@
 #   SCALE   multiply every iteration count (default 1)
 #   ONLY    comma-separated workloads, e.g. getpid,host-tax (default all)
 #   PATHS   comma-separated paths (default native,ptrace,skas,skas+fast;
-#           also skas+spin, skas+fast+spin)
+#           also skas+spin, skas+fast+spin, skas+yield, skas+fast+yield)
 #   PLOT=1  also an SVG bar chart of the ratios per kernel and clock
 #           (gnuplot; installed from Debian's packages when missing, as root)
 set -uo pipefail
