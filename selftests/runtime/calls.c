@@ -814,13 +814,22 @@ static double cpu_secs(clockid_t c)
 
 static volatile unsigned long cpu_sink;
 
+/*
+ * Burns CPU until its own clock is 50 ms (five ticks, where accounting is
+ * by tick) past main's at its start, held in *arg, which gets its clock.
+ * A fixed count of loops was not enough on the debug kernel, whose ticks
+ * charged main's start-up more than the loops.
+ */
 static void *cpu_thread(void *arg)
 {
+	double *t = arg, until = *t + 0.05;
 	unsigned long i;
 
-	for (i = 0; i < 50000000UL; i++)
-		cpu_sink += i;
-	*(double *)arg = cpu_secs(CLOCK_THREAD_CPUTIME_ID);
+	do {
+		for (i = 0; i < 5000000UL; i++)
+			cpu_sink += i;
+		*t = cpu_secs(CLOCK_THREAD_CPUTIME_ID);
+	} while (*t >= 0 && *t < until);
 	return NULL;
 }
 
@@ -831,11 +840,12 @@ static void *cpu_thread(void *arg)
  */
 static void part_cpuclock(void)
 {
-	double mine, other = 0, proc;
+	double mine, other, proc;
 	clockid_t tc, pc;
 	struct timespec r;
 	pthread_t th;
 
+	other = cpu_secs(CLOCK_THREAD_CPUTIME_ID);
 	pthread_create(&th, NULL, cpu_thread, &other);
 	pthread_join(th, NULL);
 	mine = cpu_secs(CLOCK_THREAD_CPUTIME_ID);
