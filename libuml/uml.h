@@ -620,9 +620,9 @@ int uml_thread_set_spin(struct uml_thread *t, unsigned int ns);
  * For a runtime thread and its guest on one CPU: each wait for the other
  * side (the guest's for the runtime, uml_thread_run()'s for the guest)
  * first yields the CPU once to the other side, if that is queued on the
- * same CPU, and looks again before it sleeps, so that a round trip needs no sleep and
- * no wake-up.  An idle guest still sleeps.  Threads and processes cloned
- * from @t later inherit the setting.
+ * same CPU, and looks again before it sleeps, so that a round trip needs
+ * no sleep and no wake-up.  An idle guest still sleeps.  Threads and
+ * processes cloned from @t later inherit the setting.
  *
  * Return: 0; -EOPNOTSUPP (no yield on this host: ptrace, or skas.ko
  * without SKAS_CAP_YIELD).

@@ -75,8 +75,7 @@ static void skas_handoff_wake_up(struct skas_thread *t,
  * wait_event_state() with skas_handoff_wake(), until @done(@t): 0 then, or
  * -ERESTARTSYS for a signal that @state lets in; first a spin while @peer
  * (NULL: none) works towards it on another CPU, or a yield to it on this
- * one (spin.c).
- * Inlined, so @done is a direct call.
+ * one (spin.c).  Inlined, so @done is a direct call.
  */
 static __always_inline long
 skas_handoff_wait(struct wait_queue_head *wq, bool (*done)(struct skas_thread *),
@@ -527,8 +526,8 @@ static void skas_bounce_cancel(struct skas_thread *t, struct pt_regs *regs)
 
 /*
  * Sleep until the runtime wakes us; spin first while @driver (NULL: none)
- * runs, or yield to it.  Return: true to go on, false to return to user mode now (dying,
- * killed, bounced).
+ * runs, or yield to it.  Return: true to go on, false to return to user
+ * mode now (dying, killed, bounced).
  */
 static bool skas_guest_sleep(struct skas_thread *t, struct task_struct *driver)
 {
@@ -672,7 +671,7 @@ static void skas_guest_park(struct skas_thread *t, struct skas_event *ev,
 	spin_lock_irqsave(&t->lock, flags);
 	t->state = SKAS_T_STOPPED;
 	t->attached = true;
-	if ((t->spin_ns || t->yield) && t->driver)
+	if (skas_wants_driver(t) && t->driver)
 		driver = get_task_struct(t->driver);
 	spin_unlock_irqrestore(&t->lock, flags);
 	skas_handoff_wake_up(t, &t->rt_wq);

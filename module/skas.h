@@ -229,7 +229,7 @@ struct skas_thread {
 	bool in_run;
 	u32 spin_ns;			/* SKAS_CAP_SPIN: 0, or a hand-off's spin */
 	bool yield;			/* SKAS_CAP_YIELD: yield before a sleep */
-	struct task_struct *driver;	/* spin: who SKAS_RUNs it (ref), @lock */
+	struct task_struct *driver;	/* who SKAS_RUNs it (ref, @lock) */
 	struct callback_head stop_work;
 	struct callback_head kick_work;
 	struct callback_head fstat_work;
@@ -325,6 +325,12 @@ bool skas_spin(struct skas_thread *t, bool (*done)(struct skas_thread *),
 	       struct task_struct *peer);
 bool skas_yield(struct skas_thread *t, bool (*done)(struct skas_thread *),
 		struct task_struct *peer);
+
+/* Does a parked @t wait for its driver (spin, yield), so that it is kept? */
+static inline bool skas_wants_driver(const struct skas_thread *t)
+{
+	return READ_ONCE(t->spin_ns) || READ_ONCE(t->yield);
+}
 
 /* xstate.c */
 void skas_xstate_init(void);

@@ -107,8 +107,7 @@ void skas_spin_drive(struct skas_thread *t)
 	struct task_struct *old;
 	unsigned long flags;
 
-	if (likely(t->driver == current) ||
-	    (!READ_ONCE(t->spin_ns) && !READ_ONCE(t->yield)))
+	if (likely(t->driver == current) || !skas_wants_driver(t))
 		return;
 	get_task_struct(current);
 	spin_lock_irqsave(&t->lock, flags);

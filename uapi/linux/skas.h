@@ -197,7 +197,7 @@
 #define SKAS_CAP_RUN_MEM	14	/* SKAS_RUN_MEM */
 #define SKAS_CAP_FD_MARK	15	/* fd marks; the value: SKAS_FD_MARK_MAX */
 #define SKAS_CAP_SPIN		16	/* SKAS_ENABLE_CAP; the value: max ns */
-#define SKAS_CAP_YIELD		17	/* SKAS_ENABLE_CAP: yield before a hand-off's sleep */
+#define SKAS_CAP_YIELD		17	/* SKAS_ENABLE_CAP: yield, then sleep */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
