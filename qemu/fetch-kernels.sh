@@ -6,7 +6,11 @@
 # Package names are resolved at run time because security updates change the
 # ABI suffix (6.1.0-NN, 6.12.NNN+deb12).
 #
-# Usage: fetch-kernels.sh [6.1|6.12|source-6.12|source-6.1]...
+# Usage: fetch-kernels.sh [6.1|6.12|source-6.12|source-6.1|source-SERIES@SUITE]...
+#   source-SERIES@SUITE fetches linux-source-SERIES from the Debian suite
+#   SUITE (source-7.3@trixie-backports for User-Mode Linux, uml/build.sh)
+#   through a private apt state in $SKAS_CACHE/apt/SUITE: the system's
+#   sources and lists are neither read for it nor changed.
 # Prints nothing on success; the results live in $SKAS_CACHE/kernels/<series>/:
 #   vmlinuz      the boot image
 #   build/       the headers tree, usable as KDIR
@@ -45,10 +49,11 @@ newest() {
 	apt-cache pkgnames | grep -E "^$1\$" | sort -V | tail -n 1
 }
 
-download() {	# download PKG... into $1
-	local dir=$1; shift
+download() {	# download [-o OPT]... PKG... into $1
+	local dir=$1 opts=(); shift
+	while [ "${1:-}" = -o ]; do opts+=("$1" "$2"); shift 2; done
 	mkdir -p "$dir"
-	(cd "$dir" && apt-get download -qq "$@" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2 || true)
+	(cd "$dir" && apt-get "${opts[@]}" download -qq "$@" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2 || true)
 	for p in "$@"; do
 		ls "$dir/${p}_"*.deb >/dev/null 2>&1 || { echo "fetch-kernels: could not download $p" >&2; exit 1; }
 	done
@@ -138,11 +143,32 @@ fetch_series() {
 	sed -i "s|$tmp/|$dir/|" "$dir/root/usr/src/linux-headers-$ver/Makefile"
 }
 
+# apt options for a private apt state that knows only the Debian suite
+# $1 (sources, lists, package cache in $CACHE/apt/SUITE), its lists
+# updated when older than a day; the system's apt state is not touched.
+suite_opts=()
+suite_apt() {
+	local suite=$1 priv=$CACHE/apt/$1
+	case $suite in *[!a-z0-9-]*|'') echo "fetch-kernels: bad suite '$suite'" >&2; exit 2 ;; esac
+	mkdir -p "$priv/lists/partial" "$priv/cache/archives/partial"
+	echo "deb http://deb.debian.org/debian $suite main" > "$priv/sources.list"
+	suite_opts=(-o "Dir::Etc::SourceList=$priv/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		    -o "Dir::State::Lists=$priv/lists" -o "Dir::Cache=$priv/cache"
+		    -o APT::Sandbox::User=root)
+	if [ -z "$(find "$priv/lists" -name '*Packages*' -mmin -1440 2>/dev/null | head -1)" ]; then
+		apt-get "${suite_opts[@]}" update -qq >&2 ||
+			{ echo "fetch-kernels: apt-get update of $suite failed" >&2; exit 1; }
+	fi
+}
+
+# fetch_source SERIES [SUITE]: linux-source-SERIES unpacked in
+# $CACHE/source/SERIES/linux, from the system's sources or from SUITE.
 fetch_source() {
-	local series=$1 pkg dir ver tmp
-	apt_update
+	local series=$1 suite=${2:-} pkg dir ver tmp
+	suite_opts=()
+	if [ -n "$suite" ]; then suite_apt "$suite"; else apt_update; fi
 	pkg=linux-source-$series
-	ver=$(apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p')
+	ver=$(apt-cache "${suite_opts[@]}" policy "$pkg" | sed -n 's/^ *Candidate: //p')
 	[ -n "$ver" ] && [ "$ver" != "(none)" ] || { echo "fetch-kernels: $pkg not available" >&2; exit 1; }
 	dir=$CACHE/source/$series
 	if [ -f "$dir/version" ] && [ "$(cat "$dir/version")" = "$ver" ] && [ -f "$dir/linux/Makefile" ]; then
@@ -151,7 +177,7 @@ fetch_source() {
 	echo "fetch-kernels: $pkg $ver" >&2
 	tmp=$CACHE/source/.$series.tmp
 	rm -rf "$tmp"; mkdir -p "$tmp/debs" "$tmp/root" "$tmp/linux"
-	download "$tmp/debs" "$pkg"
+	download "$tmp/debs" "${suite_opts[@]}" "$pkg"
 	dpkg -x "$tmp"/debs/*.deb "$tmp/root"
 	tar -xaf "$tmp"/root/usr/src/linux-source-*.tar.* -C "$tmp/linux" --strip-components=1
 	rm -rf "$tmp/root" "$tmp/debs"
@@ -162,6 +188,7 @@ fetch_source() {
 [ $# -gt 0 ] || set -- 6.1 6.12
 for what; do
 	case $what in
+	source-*@*) what=${what#source-}; fetch_source "${what%@*}" "${what#*@}" ;;
 	source-*) fetch_source "${what#source-}" ;;
 	*) fetch_series "$what" ;;
 	esac
