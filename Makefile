@@ -27,6 +27,7 @@ MODULE_FOR := $(KDIR)
 endif
 
 .PHONY: all help module user clang asan tsan $(SUBDIRS) bench-programs init check check-native demo \
+	uml uml-tests uml-check \
 	style sparse htmldocs deps clean bench install modules_install dkms-install
 
 all: module user
@@ -49,6 +50,8 @@ help:
 	@echo 'make ltp         LTP syscalls suite in a VM: native, ptrace, skas; table'
 	@echo '                  LTP_TESTS="NAME|REGEX ..." LTP_SAMPLE=N KVER=6.12 LTP_TIMEOUT=s'
 	@echo 'make selfhost-vm  the self-hosting build of libuml and umlrun, skas, 6.12 VM'
+	@echo 'make uml          User-Mode Linux 7.3 with uml/patches, cached (uml/build.sh)'
+	@echo 'make uml-check    build it, then uml/check.sh (ptrace, seccomp, skas) in a 6.12 VM'
 	@echo 'make style        checkpatch --strict on the module'
 	@echo 'make sparse       sparse (C=2) on the module'
 	@echo 'make htmldocs     Documentation/ as HTML in build/htmldocs (Sphinx, -W)'
@@ -89,7 +92,7 @@ dkms-install:
 	done
 	sed 's/@VERSION@/$(VERSION)/' dkms.conf.in > $(DESTDIR)$(DKMSDIR)/dkms.conf
 
-user: $(SUBDIRS) bench-programs init
+user: $(SUBDIRS) bench-programs init uml-tests
 
 libuml:
 	$(MAKE) -C libuml
@@ -99,6 +102,10 @@ guest-runtime: libuml
 
 selftests: libuml
 	$(MAKE) -C selftests
+
+# The static guest programs of uml/check.sh (User-Mode Linux's tests).
+uml-tests:
+	$(MAKE) -C uml/tests
 
 # The benchmark workloads (bench/); `make bench` runs them.
 bench-programs: libuml
@@ -200,6 +207,17 @@ selfhost-vm: deps user
 	VM_APPEND="skas_selfhost=full $(VM_APPEND)" VM_TIMEOUT=$(or $(VM_TIMEOUT),1800) \
 		$(QEMU)/vm-test.sh 6.12 selftests/runtime/selfhost.sh
 
+# User-Mode Linux (Debian's linux-source-7.3 with uml/patches/*.patch),
+# built once per source version, series, uml/config and uml/build.sh into
+# the cache; uml-check runs uml/check.sh (UML in ptrace, seccomp and skas
+# modes) in a 6.12 VM.  make check runs that line of vm.list only when the
+# build is already cached (Documentation/uml.rst).
+uml:
+	uml/build.sh
+
+uml-check: deps user uml
+	$(QEMU)/vm-test.sh 6.12 uml/check.sh
+
 # Fairness and interference (Documentation/benchmarks.rst): KVER, CLOCK, REPS.
 .PHONY: fairness
 fairness: deps user
@@ -223,5 +241,5 @@ sparse:
 	$(QEMU)/build-module.sh $(MODULE_FOR) C=2 CHECK='sparse -Wsparse-error'
 
 clean:
-	for d in $(SUBDIRS) bench; do $(MAKE) -C $$d clean; done
+	for d in $(SUBDIRS) bench uml/tests; do $(MAKE) -C $$d clean; done
 	rm -rf build

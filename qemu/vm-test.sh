@@ -63,11 +63,11 @@ printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 # The tree the tests run in: every executable and script under the
 # directories that hold tests and the runtime, without sources or objects.
-tree_dirs="selftests guest-runtime libuml"
+tree_dirs="selftests guest-runtime libuml uml"
 [ "$mode" = bench ] && tree_dirs+=" bench"
 (cd "$top" && find $tree_dirs -type f \
 	! -name '*.[choa]' ! -name '*.cc' ! -name 'Makefile' ! -name '*.rst' ! -name '*.md' \
-	! -name '.*' 2>/dev/null | cpio -pdm --quiet "$root/skas")
+	! -name '.*' ! -name '*.patch' 2>/dev/null | cpio -pdm --quiet "$root/skas")
 cp "$top/VERSION" "$root/skas/"	# the one version the tests compare with
 # The host's dynamic loader and libraries, through /host (init mounts it,
 # and the host's /usr on /usr): the rest of the root is busybox.
@@ -93,6 +93,10 @@ append+=" cryptomgr.notests skas_mode=$mode"
 # sources (selftests/runtime/selfhost.sh); init passes it on in its
 # environment.  A path with a space cannot be a kernel parameter.
 case $top in *[[:space:]]*) ;; *) append+=" skas_host_tree=$top" ;; esac
+# The User-Mode Linux build for this tree's uml/, if cached: a host path,
+# which uml/check.sh finds under /host (it skips without one).
+uml_bin=$("$top/uml/build.sh" --cached 2>/dev/null) || uml_bin=
+case $uml_bin in ''|*[[:space:]]*) ;; *) append+=" skas_uml=$uml_bin" ;; esac
 [ "$mode" = demo ] && append+=" quiet"
 # The debug kernel boots with 4-level paging: under -cpu max TCG offers
 # LA57, and 6.12's identify_cpu() clears the CPU's feature bits for a
