@@ -106,7 +106,7 @@ pid=$!
 # The processes of session $1 that are not zombies: "pid comm state".
 session_procs() {
 	for st in /proc/[0-9]*/stat; do
-		read -r line < "$st" 2>/dev/null || continue
+		{ read -r line < "$st"; } 2>/dev/null || continue
 		p=${line%% *}
 		comm=${line#*(}; comm=${comm%)*}
 		# shellcheck disable=SC2086	# the fields after "(comm) "
