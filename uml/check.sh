@@ -39,6 +39,9 @@ if [ -z "${UML:-}" ] || [ ! -x "$UML" ]; then
 	exit 4
 fi
 export UML
+# Each boot's limit: the VM runs UML under TCG, many times slower.
+UML_TIMEOUT=${UML_TIMEOUT:-600}
+export UML_TIMEOUT
 echo "# UML: $UML"
 for p in forkexec signals faults threads fpu; do
 	[ -x "$TOP/uml/tests/$p" ] || {
@@ -256,7 +259,7 @@ for mode in $MODES; do
 	fi
 	[ "$mode" = skas ] && check "skas: the module's objects and probes back to 0" counters_zero
 	# SIGKILL while the guest works.
-	if UML_KILL_ON=READY UML_TIMEOUT=300 \
+	if UML_KILL_ON=READY \
 		"$TOP/uml/run.sh" "$mode" "$WORK/kill.sh" > "$WORK/$mode.kill" 2>&1; then
 		ok "$mode: SIGKILL of UML leaves no process"
 	else
