@@ -238,7 +238,8 @@ for mode in $MODES; do
 				not_ok "$mode: $s"
 				sed 's/^/# /' "$WORK/$mode.$s"
 			fi
-		elif cmp -s "$WORK/$ref.$s" "$WORK/$mode.$s" && ! grep -q ': FAIL' "$WORK/$mode.$s"; then
+		elif cmp -s "$WORK/$ref.$s" "$WORK/$mode.$s" && grep -qx 'status 0' "$WORK/$mode.$s" &&
+		     ! grep -q ': FAIL' "$WORK/$mode.$s"; then
 			ok "$mode: $s, the same as in $ref mode"
 		else
 			not_ok "$mode: $s, the same as in $ref mode"

@@ -8,7 +8,9 @@
  *    then read back: the pattern must survive the signal and sigreturn;
  *  - the same with ymm0-15 where the CPU and the kernel have AVX;
  *  - two threads of one process each keep their own pattern in xmm0-15
- *    across sched_yield() calls that switch to the other (same mm);
+ *    across sched_yield() calls that switch to the other (same mm), and
+ *    across a signal to the thread followed by such a yield, in one asm
+ *    block;
  *  - MXCSR and the x87 control word, set differently in two threads,
  *    each kept across switches;
  *  - a floating-point sum computed while SIGALRMs, whose handler does its
@@ -121,7 +123,45 @@ static void clobber_ymm(int sig)
 	clobber(sig);
 }
 
+/*
+ * Load xmm0-15 from *in, signal this thread (tgkill: the handler clobbers
+ * every xmm register), yield to whatever else runs, store xmm0-15 to *out:
+ * the values live in the registers across both, as nothing in between
+ * saves them but the kernel.
+ */
+static void xmm_around_signal_and_yield(const struct regs *in, struct regs *out,
+					long pid, long tid, long sig)
+{
+	long nr = SYS_tgkill;
+
+	asm volatile(ALL16(LOAD_XMM)
+		     "syscall\n\t"
+		     "mov %[yield], %%eax\n\t"
+		     "syscall\n\t"
+		     ALL16(STORE_XMM)
+		     : "+a"(nr)
+		     : [in] "r"(in), [out] "r"(out), "D"(pid), "S"(tid), "d"(sig),
+		       [yield] "i"(SYS_sched_yield)
+		     : "rcx", "r11", "memory", XMM_CLOBBERS);
+}
+
 /* ---- two threads, one mm ---- */
+
+static volatile int bad_both[2];
+
+static void *keep_xmm_signalled(void *arg)
+{
+	int me = (int)(intptr_t)arg;
+	struct regs in, out;
+
+	pattern(&in, 200 + me);
+	for (int i = 0; i < 50; i++) {
+		xmm_around_signal_and_yield(&in, &out, getpid(), syscall(SYS_gettid), SIGUSR1);
+		if (!same_xmm(&in, &out))
+			bad_both[me]++;
+	}
+	return NULL;
+}
 
 #define YIELDS 300
 static volatile int bad_xmm[2], bad_ctl[2];
@@ -215,6 +255,18 @@ int main(void)
 	pthread_join(t[1], NULL);
 	result("xmm0-15 kept across sched_yield to a sibling thread",
 	       !bad_xmm[0] && !bad_xmm[1], "%d and %d yields lost values", bad_xmm[0], bad_xmm[1]);
+
+	/* Both at once: a signal, then a yield, in each of two threads. */
+	sa.sa_handler = clobber;
+	sigaction(SIGUSR1, &sa, NULL);
+	handled = 0;
+	pthread_create(&t[0], NULL, keep_xmm_signalled, (void *)0);
+	pthread_create(&t[1], NULL, keep_xmm_signalled, (void *)1);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	result("xmm0-15 kept across a signal and a yield, two threads",
+	       !bad_both[0] && !bad_both[1] && handled == 100,
+	       "%d and %d rounds lost values, %d handled", bad_both[0], bad_both[1], handled);
 
 	pthread_create(&t[0], NULL, keep_control, (void *)0);
 	pthread_create(&t[1], NULL, keep_control, (void *)1);
