@@ -57,6 +57,7 @@ key() {
 			cat "$p"
 		done
 		echo "== config"; cat "$here/config"
+		echo "== uapi"; cat "$here/../uapi/linux/skas.h"
 		echo "== build.sh"; cat "$here/build.sh"
 	} | sha256sum | cut -c1-16
 }
@@ -126,6 +127,13 @@ echo "uml: building linux-source-$SERIES $ver, ${#patches[@]} patch(es) (key $k)
 		patch -p1 -d "$work/src" --batch --forward --no-backup-if-mismatch < "$p"
 	done
 	printf '%s\n' "$new" | sed '/^$/d' > "$work/patched-files"
+	# The series carries a copy of the module's ABI header: it must be
+	# this tree's uapi/linux/skas.h (but for the include guard).
+	abi=$work/src/arch/um/include/shared/skas/skas-uapi.h
+	if [ -f "$abi" ] && ! diff -u "$here/../uapi/linux/skas.h" \
+		<(sed 's/__UM_SKAS_UAPI_H/_UAPI_LINUX_SKAS_H/' "$abi"); then
+		echo "uml: the series' skas-uapi.h is not uapi/linux/skas.h"; exit 1
+	fi
 
 	make -C "$work/src" ARCH=um O="$work/obj" defconfig
 	"$work/src/scripts/kconfig/merge_config.sh" -m -O "$work/obj" \
