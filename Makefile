@@ -27,7 +27,7 @@ MODULE_FOR := $(KDIR)
 endif
 
 .PHONY: all help module user clang asan tsan $(SUBDIRS) bench-programs init check check-native demo \
-	uml uml-tests uml-check \
+	uml uml-tests uml-check uml-bench \
 	style sparse htmldocs deps clean bench install modules_install dkms-install
 
 all: module user
@@ -52,6 +52,7 @@ help:
 	@echo 'make selfhost-vm  the self-hosting build of libuml and umlrun, skas, 6.12 VM'
 	@echo 'make uml          User-Mode Linux 7.3 with uml/patches, cached (uml/build.sh)'
 	@echo 'make uml-check    build it, then uml/check.sh (ptrace, seccomp, skas) in a 6.12 VM'
+	@echo 'make uml-bench    UML in each mode against native, one 6.12 boot (CLOCK, REPS)'
 	@echo 'make style        checkpatch --strict on the module'
 	@echo 'make sparse       sparse (C=2) on the module'
 	@echo 'make htmldocs     Documentation/ as HTML in build/htmldocs (Sphinx, -W)'
@@ -217,6 +218,10 @@ uml:
 
 uml-check: deps user uml
 	$(QEMU)/vm-test.sh 6.12 uml/check.sh
+
+# UML's modes against native in one 6.12 boot: CLOCK=icount|wall, REPS.
+uml-bench: deps user uml
+	CLOCK=$(or $(CLOCK),icount) BENCH_REPS=$(or $(REPS),3) uml/vm-bench.sh
 
 # Fairness and interference (Documentation/benchmarks.rst): KVER, CLOCK, REPS.
 .PHONY: fairness

@@ -23,6 +23,7 @@
 #   UML_MEM      the guest's memory (128M)
 #   UML_APPEND   more kernel parameters
 #   UML_CONSOLE  a file to copy UML's console log (the kernel log) to
+#   UML_EXTRA    a host folder whose contents are copied to /extra
 #   UML_KILL_ON  TEXT: once the guest's output holds TEXT, SIGKILL UML's
 #                main process (not its children) and pass if every
 #                process of UML is gone within 10 s; nothing else is
@@ -71,6 +72,9 @@ for f in "$top"/uml/tests/*; do
 	case $f in *.c|*.h|*/Makefile) continue ;; esac
 	[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$root/tests/"
 done
+if [ -n "${UML_EXTRA:-}" ]; then
+	mkdir -p "$root/extra" && cp -a "$UML_EXTRA"/. "$root/extra/" || exit 2
+fi
 printf 'root:x:0:0:root:/root:/bin/sh\n' > "$root/etc/passwd"
 printf 'root:x:0:\n' > "$root/etc/group"
 cp "$script" "$root/script"

@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make uml-bench: one boot of the 6.12 VM (skas.ko loaded) that runs
+# uml/bench.sh, UML's three modes against native, with instruction-count
+# time (CLOCK=icount, the default: repeatable) or wall-clock time
+# (CLOCK=wall).  The report goes to results/uml-bench-CLOCK-DATE.txt.
+#
+# Environment: CLOCK, BENCH_REPS (3), VM_TIMEOUT (seconds, 2400).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+clock=${CLOCK:-icount}
+case $clock in
+icount) icount=1 ;;
+wall) icount=0 ;;
+*) echo "uml-bench: CLOCK must be icount or wall" >&2; exit 2 ;;
+esac
+case $top in *[[:space:]]*) echo "uml-bench: the tree's path has a space" >&2; exit 2 ;; esac
+uml=$("$top/uml/build.sh" --cached) || { echo "uml-bench: no UML build: make uml" >&2; exit 1; }
+scratch=$top/build/vm/6.12/scratch
+cmd="cd /host$top && UML=/host$uml BENCH_REPS=${BENCH_REPS:-3} TMPDIR=/tmp"
+cmd+=" sh uml/bench.sh > /scratch/uml-bench.txt 2>&1"
+# tsc=reliable as bench/vm-bench.sh: both kernels time with the TSC.
+VM_ICOUNT=$icount VM_APPEND="tsc=reliable" VM_TIMEOUT=${VM_TIMEOUT:-2400} DEMO_CMD=$cmd \
+	"$top/qemu/vm-test.sh" -d 6.12 > "$top/build/uml-bench-vm.log" 2>&1
+[ -s "$scratch/uml-bench.txt" ] || { echo "uml-bench: the VM wrote no results (build/uml-bench-vm.log)" >&2; exit 1; }
+mkdir -p "$top/results"
+rep=$top/results/uml-bench-$clock-$(date +%Y%m%d-%H%M%S).txt
+{
+	echo "# make uml-bench, CLOCK=$clock, $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "# host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(qemu-system-x86_64 --version | head -n 1)"
+	echo "# VM: Debian $(cat "${SKAS_CACHE:-$HOME/.cache/skas}/kernels/6.12/version"), UML $(cat "$(dirname "$uml")/version")"
+	cat "$scratch/uml-bench.txt"
+} > "$rep"
+sed -n '/^workload /,$p' "$rep"
+echo "uml-bench: report in ${rep#$top/}"
