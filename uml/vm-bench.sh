@@ -23,7 +23,9 @@ cmd+=" sh uml/bench.sh > /scratch/uml-bench.txt 2>&1"
 # tsc=reliable as bench/vm-bench.sh: both kernels time with the TSC.
 VM_ICOUNT=$icount VM_APPEND="tsc=reliable" VM_TIMEOUT=${VM_TIMEOUT:-2400} DEMO_CMD=$cmd \
 	"$top/qemu/vm-test.sh" -d 6.12 > "$top/build/uml-bench-vm.log" 2>&1
-[ -s "$scratch/uml-bench.txt" ] || { echo "uml-bench: the VM wrote no results (build/uml-bench-vm.log)" >&2; exit 1; }
+grep -q '^workload ' "$scratch/uml-bench.txt" 2>/dev/null || {
+	echo "uml-bench: the VM wrote no table (build/uml-bench-vm.log):" >&2
+	tail -n 5 "$scratch/uml-bench.txt" >&2; exit 1; }
 mkdir -p "$top/results"
 rep=$top/results/uml-bench-$clock-$(date +%Y%m%d-%H%M%S).txt
 {
@@ -33,4 +35,4 @@ rep=$top/results/uml-bench-$clock-$(date +%Y%m%d-%H%M%S).txt
 	cat "$scratch/uml-bench.txt"
 } > "$rep"
 sed -n '/^workload /,$p' "$rep"
-echo "uml-bench: report in ${rep#$top/}"
+echo "uml-bench: report in ${rep#"$top"/}"
