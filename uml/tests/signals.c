@@ -113,6 +113,27 @@ static void action(int sig, void (*fn)(int, siginfo_t *, void *))
 }
 
 /* Work whose result the signal must not change: state kept in registers. */
+/* A child that waits for signals until one ends it. */
+static pid_t idle_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+static int reap(pid_t pid)
+{
+	int status = 0;
+
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
 static uint64_t mix(uint64_t x, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -196,35 +217,21 @@ int main(void)
 	/* Another process: a handler that exits, SIGKILL, SIGCHLD. */
 	handler(SIGCHLD, on_chld, 0);
 	handler(SIGTERM, on_term_exit7, 0);
-	pid = fork();
-	if (pid == 0) {
-		for (;;)
-			pause();
-	}
+	pid = idle_child();
 	kill(pid, SIGTERM);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	status = reap(pid);
 	result("kill runs the child's handler", WIFEXITED(status) && WEXITSTATUS(status) == 7,
 	       "status 0x%x", status);
 	handler(SIGTERM, SIG_DFL, 0);
-	pid = fork();
-	if (pid == 0) {
-		for (;;)
-			pause();
-	}
+	pid = idle_child();
 	kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	status = reap(pid);
 	result("SIGKILL ends the child", WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 	       "status 0x%x", status);
 	result("SIGCHLD for each child", chld >= 2, "%d", chld);
 
 	/* A child stopped and continued. */
-	pid = fork();
-	if (pid == 0) {
-		for (;;)
-			pause();
-	}
+	pid = idle_child();
 	kill(pid, SIGSTOP);
 	waitpid(pid, &status, WUNTRACED);
 	int stopped = WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP;
