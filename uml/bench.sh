@@ -10,11 +10,16 @@
 #	BENCH workload path rep ns_per_op
 #	BENCH-NA workload path reason
 #
-# Environment: UML (the binary, as for uml/run.sh), BENCH_REPS (3).
+# Environment: UML (the binary, as for uml/run.sh), BENCH_REPS (3),
+# BENCH_PIN=1: everything on CPU 0 (the wall-clock runs: a wake-up across
+# vCPUs under multi-threaded TCG costs milliseconds of real time, as in
+# bench/run-in-vm.sh).
 # Benchmarks print, never assert: nothing here fails on a slow number.
 cd "$(dirname "$0")/.." || exit 2
 top=$(pwd)
 reps=${BENCH_REPS:-3}
+pin=
+[ "${BENCH_PIN:-0}" = 1 ] && pin="taskset 1"
 modes="ptrace seccomp skas"
 raw=${TMPDIR:-/tmp}/uml-bench.raw
 : > "$raw"
@@ -40,7 +45,7 @@ while [ "$r" -le "$reps" ]; do
 	echo "$workloads" | while read -r name nn ng prog args; do
 		a=$(echo "$args" | sed "s/@N/$nn/g; s|/extra/|$extra/|g")
 		# shellcheck disable=SC2086	# $a: the arguments, split
-		ns=$("$extra/$prog" $a 2>&1 | sed -n 's/^ns\/op \([0-9.]*\)$/\1/p')
+		ns=$($pin "$extra/$prog" $a 2>&1 | sed -n 's/^ns\/op \([0-9.]*\)$/\1/p')
 		echo "BENCH $name native $r ${ns:-NA}"
 	done >> "$raw"
 	r=$((r + 1))
@@ -68,7 +73,7 @@ echo 'cut -d " " -f 1 /proc/uptime' > "$extra/boot.sh"
 for mode in $modes; do
 	r=1
 	while [ "$r" -le "$reps" ]; do
-		if up=$(UML_EXTRA=$extra uml/run.sh "$mode" "$extra/boot.sh" 2> /dev/null); then
+		if up=$(UML_EXTRA=$extra $pin uml/run.sh "$mode" "$extra/boot.sh" 2> /dev/null); then
 			echo "BENCH boot-to-shell $mode $r $(awk -v s="$up" 'BEGIN { printf "%.0f", s * 1e9 }')" >> "$raw"
 		else
 			echo "BENCH-NA boot-to-shell $mode UML did not boot" >> "$raw"
@@ -76,7 +81,7 @@ for mode in $modes; do
 		r=$((r + 1))
 	done
 	sed "s/ MODE / $mode /" "$script" > "$extra/guest-$mode.sh"
-	UML_EXTRA=$extra UML_TIMEOUT=1200 uml/run.sh "$mode" "$extra/guest-$mode.sh" > "$extra/out-$mode" 2>&1 ||
+	UML_EXTRA=$extra UML_TIMEOUT=1200 $pin uml/run.sh "$mode" "$extra/guest-$mode.sh" > "$extra/out-$mode" 2>&1 ||
 		echo "BENCH-NA all $mode uml/run.sh failed: $(tail -n 1 "$extra/out-$mode")" >> "$raw"
 	grep '^BENCH ' "$extra/out-$mode" >> "$raw"
 done

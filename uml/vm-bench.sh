@@ -11,14 +11,14 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 clock=${CLOCK:-icount}
 case $clock in
-icount) icount=1 ;;
-wall) icount=0 ;;
+icount) icount=1 pin=0 ;;
+wall) icount=0 pin=1 ;;
 *) echo "uml-bench: CLOCK must be icount or wall" >&2; exit 2 ;;
 esac
 case $top in *[[:space:]]*) echo "uml-bench: the tree's path has a space" >&2; exit 2 ;; esac
 uml=$("$top/uml/build.sh" --cached) || { echo "uml-bench: no UML build: make uml" >&2; exit 1; }
 scratch=$top/build/vm/6.12/scratch
-cmd="cd /host$top && UML=/host$uml BENCH_REPS=${BENCH_REPS:-3} TMPDIR=/tmp"
+cmd="cd /host$top && UML=/host$uml BENCH_REPS=${BENCH_REPS:-3} BENCH_PIN=$pin TMPDIR=/tmp"
 cmd+=" sh uml/bench.sh > /scratch/uml-bench.txt 2>&1"
 # tsc=reliable as bench/vm-bench.sh: both kernels time with the TSC.
 # no5lvl: one icount boot of 6.12 took a double fault in its first 3 s at
