@@ -13,7 +13,10 @@
 # parameters/) must be back to 0 after each run, and must have been above 0
 # while UML ran (its processes did run on skas.ko).
 #
-# Usage: uml/check.sh [MODE...]   (default: ptrace seccomp skas)
+# Usage: uml/check.sh [MODE...]   (default: ptrace seccomp skas skas-spin)
+# skas-spin is skas mode with the module's spin (skas_spin=) instead of
+# its yield (skas_yield=0).  With skas.ko, UML's skas_yield= and
+# skas_spin= must also reject bad values with a clear error.
 # The UML binary: $UML, else the host's cached build named by the
 # skas_uml kernel parameter in the test VM (a host path, seen under
 # /host), else uml/build.sh --cached.  No binary: one skip.  A mode that
@@ -24,7 +27,7 @@ TOP=$(pwd)
 # shellcheck source=selftests/tap.sh
 . "$TOP/selftests/tap.sh"
 BB=/bin/busybox
-MODES=${*:-ptrace seccomp skas}
+MODES=${*:-ptrace seccomp skas skas-spin}
 PARAMS=/sys/module/skas/parameters
 echo "TAP version 13"
 
@@ -164,7 +167,7 @@ stubs() {
 # Why MODE cannot run here, if it cannot (before booting).
 why_not() {
 	case $1 in
-	skas)
+	skas*)
 		if [ ! -e /dev/skas ]; then
 			echo "no /dev/skas (skas.ko not loaded)"
 		elif ! "$UML" --help 2>/dev/null | grep -q 'skas='; then
@@ -176,7 +179,11 @@ why_not() {
 SECTIONS="busybox forkexec signals faults threads fpu"
 ref=
 for mode in $MODES; do
-	case $mode in ptrace|seccomp|skas) ;; *) echo "usage: uml/check.sh [ptrace|seccomp|skas]..." >&2; exit 2 ;; esac
+	case $mode in
+	ptrace|seccomp|skas) run=$mode append= ;;
+	skas-spin) run=skas append="skas_yield=0 skas_spin=100000" ;;
+	*) echo "usage: uml/check.sh [ptrace|seccomp|skas|skas-spin]..." >&2; exit 2 ;;
+	esac
 	why=$(why_not "$mode")
 	if [ -n "$why" ]; then
 		skip "$mode: UML boots and runs the workload" "$why"
@@ -185,14 +192,14 @@ for mode in $MODES; do
 	out=$WORK/$mode.out
 	con=$WORK/$mode.console
 	# skas: sample the module's counters while UML runs.
-	if [ "$mode" = skas ]; then
+	if [ "$run" = skas ]; then
 		: > "$WORK/samples"
 		(while [ ! -e "$WORK/stop" ]; do skas_counter objects >> "$WORK/samples"; sleep 0.2; done) &
 		sampler=$!
 	fi
-	UML_CONSOLE=$con "$TOP/uml/run.sh" "$mode" "$WORK/workload.sh" > "$out" 2> "$WORK/$mode.err"
+	UML_CONSOLE=$con UML_APPEND=$append "$TOP/uml/run.sh" "$run" "$WORK/workload.sh" > "$out" 2> "$WORK/$mode.err"
 	rc=$?
-	if [ "$mode" = skas ]; then
+	if [ "$run" = skas ]; then
 		touch "$WORK/stop"; wait "$sampler"; rm -f "$WORK/stop"
 	fi
 	if [ "$mode" = seccomp ] && grep -q "SECCOMP userspace requested but not functional" "$con" 2>/dev/null; then
@@ -216,9 +223,9 @@ for mode in $MODES; do
 	seccomp)
 		check "seccomp: UML runs in seccomp mode" \
 			"grep -q 'Checking that seccomp filters can be installed...OK' '$con'" ;;
-	skas)
+	skas*)
 		max=$(sort -n "$WORK/samples" | tail -n 1)
-		check "skas: UML's processes ran on skas.ko (objects up to ${max:-none})" \
+		check "$mode: UML's processes ran on skas.ko (objects up to ${max:-none})" \
 			"[ '${max:-0}' -gt 0 ]" ;;
 	esac
 	# Each section: the reference's checks, or the same as the reference.
@@ -258,17 +265,48 @@ for mode in $MODES; do
 		check "$mode: no uml-userspace stub left" "[ -z \"\$(stubs)\" ]" ||
 			stubs | sed 's/^/# stub left: /'
 	fi
-	[ "$mode" = skas ] && check "skas: the module's objects and probes back to 0" counters_zero
+	[ "$run" = skas ] && check "$mode: the module's objects and probes back to 0" counters_zero
 	# SIGKILL while the guest works.
-	if UML_KILL_ON=READY \
-		"$TOP/uml/run.sh" "$mode" "$WORK/kill.sh" > "$WORK/$mode.kill" 2>&1; then
+	if UML_KILL_ON=READY UML_APPEND=$append \
+		"$TOP/uml/run.sh" "$run" "$WORK/kill.sh" > "$WORK/$mode.kill" 2>&1; then
 		ok "$mode: SIGKILL of UML leaves no process"
 	else
 		not_ok "$mode: SIGKILL of UML leaves no process"
 		tail -n 30 "$WORK/$mode.kill" | sed 's/^/# /'
 	fi
-	[ "$mode" = skas ] && check "skas: objects and probes back to 0 after SIGKILL" counters_zero
+	[ "$run" = skas ] && check "$mode: objects and probes back to 0 after SIGKILL" counters_zero
 done
+
+# Bad values of the skas parameters: UML must refuse them before it boots,
+# with the reason, and leave nothing behind.
+# bad_param WHAT EXPECTED PARAMETERS...
+bad_param() {
+	what=$1 expect=$2
+	shift 2
+	out=$(cd "$WORK" && timeout 60 "$UML" mem=64M "$@" 2>&1 < /dev/null)
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -lt 124 ] && printf '%s\n' "$out" | grep -qF -- "$expect"; then
+		ok "skas parameters: $what"
+	else
+		not_ok "skas parameters: $what"
+		echo "# exit $rc, expected '$expect':"
+		printf '%s\n' "$out" | tail -n 5 | sed 's/^/# /'
+	fi
+}
+why=$(why_not skas)
+case " $MODES " in *" skas"*) ;; *) why="skas mode not asked for" ;; esac
+if [ -n "$why" ]; then
+	skip "skas parameters: bad values are refused" "$why"
+else
+	bad_param "skas_yield=2 is refused" "Invalid skas_yield option '2'" skas=on skas_yield=2
+	bad_param "skas_spin=fast is refused" "Invalid skas_spin option 'fast'" skas=on skas_spin=fast
+	bad_param "skas_spin=-1 is refused" "Invalid skas_spin option '-1'" skas=on skas_spin=-1
+	bad_param "skas_spin beyond the module's limit is refused" \
+		"skas_spin is longer than the module allows ($(cat "$PARAMS/spin_max_ns" 2>/dev/null))" \
+		skas=on skas_spin=$(( $(cat "$PARAMS/spin_max_ns" 2>/dev/null || echo 0) + 1 ))
+	check "skas parameters: no stub left after the refusals" "[ -z \"\$(stubs)\" ]"
+	check "skas parameters: the module's objects and probes back to 0" counters_zero
+fi
 echo "1..$n"
 echo "# counts: pass=$((n - fail - skip)) fail=$fail skip=$skip"
 [ "$fail" -eq 0 ] || exit 1
