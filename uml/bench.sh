@@ -3,13 +3,16 @@
 #
 # The VM side of `make uml-bench`: the workloads of `make bench` (its
 # static programs, bench/) natively and inside User-Mode Linux in each of
-# its modes (ptrace, seccomp, skas), plus UML's boot to a shell, and the
-# table of ratios to native.  Run in the 6.12 VM (skas.ko loaded) by
-# uml/vm-bench.sh; prints raw lines, then the table:
+# its modes, plus UML's boot to a shell.  Run in the 6.12 VM (skas.ko
+# loaded) by uml/vm-bench.sh; prints the raw lines of bench/run-in-vm.sh,
+# which bench/report.sh turns into the table:
 #
+#	BENCH-ENV key value...
 #	BENCH workload path rep ns_per_op
 #	BENCH-NA workload path reason
 #
+# The paths: native, and uml-MODE for UML in each mode (uml/run.sh), with
+# skas mode also without its yield (skas_yield=0) and with a spin.
 # Environment: UML (the binary, as for uml/run.sh), BENCH_REPS (3),
 # BENCH_PIN=1: everything on CPU 0 (the wall-clock runs: a wake-up across
 # vCPUs under multi-threaded TCG costs milliseconds of real time, as in
@@ -20,9 +23,22 @@ top=$(pwd)
 reps=${BENCH_REPS:-3}
 pin=
 [ "${BENCH_PIN:-0}" = 1 ] && pin="taskset 1"
-modes="ptrace seccomp skas"
+# path, uml/run.sh's mode, more UML parameters
+modes='uml-ptrace ptrace
+uml-seccomp seccomp
+uml-skas skas
+uml-skas-noyield skas skas_yield=0
+uml-skas-spin skas skas_spin=100000'
 raw=${TMPDIR:-/tmp}/uml-bench.raw
-: > "$raw"
+# shellcheck source=bench/vm-env.sh
+(cd bench && . ./vm-env.sh) > "$raw"
+{
+	echo "BENCH-ENV scale 1"
+	echo "BENCH-ENV reps $reps"
+	echo "BENCH-ENV paths native $(echo "$modes" | cut -d " " -f 1 | tr '\n' ' ')"
+	echo "BENCH-ENV pinned $([ -n "$pin" ] && echo "all on CPU 0" || echo no)"
+	echo "BENCH-ENV note1 boot-to-shell: UML's uptime when its init's shell starts, in each mode (no native)."
+} >> "$raw"
 
 # name native-count guest-count program arguments ("@N": the count)
 workloads='getpid 100000 2000 getpid @N
@@ -70,50 +86,19 @@ script=$extra/guest.sh
 # root, and run.sh's polling, are not in it).
 echo 'cut -d " " -f 1 /proc/uptime' > "$extra/boot.sh"
 
-for mode in $modes; do
+echo "$modes" | while read -r path mode append; do
 	r=1
 	while [ "$r" -le "$reps" ]; do
-		if up=$(UML_EXTRA=$extra $pin uml/run.sh "$mode" "$extra/boot.sh" 2> /dev/null); then
-			echo "BENCH boot-to-shell $mode $r $(awk -v s="$up" 'BEGIN { printf "%.0f", s * 1e9 }')" >> "$raw"
+		if up=$(UML_EXTRA=$extra UML_APPEND=$append $pin uml/run.sh "$mode" "$extra/boot.sh" 2> "$extra/err" < /dev/null); then
+			echo "BENCH boot-to-shell $path $r $(awk -v s="$up" 'BEGIN { printf "%.0f", s * 1e9 }')"
 		else
-			echo "BENCH-NA boot-to-shell $mode UML did not boot" >> "$raw"
+			echo "BENCH-NA boot-to-shell $path UML did not boot: $(tail -n 1 "$extra/err")"
 		fi
 		r=$((r + 1))
 	done
-	sed "s/ MODE / $mode /" "$script" > "$extra/guest-$mode.sh"
-	UML_EXTRA=$extra UML_TIMEOUT=1200 $pin uml/run.sh "$mode" "$extra/guest-$mode.sh" > "$extra/out-$mode" 2>&1 ||
-		echo "BENCH-NA all $mode uml/run.sh failed: $(tail -n 1 "$extra/out-$mode")" >> "$raw"
-	grep '^BENCH ' "$extra/out-$mode" >> "$raw"
-done
-# boot-to-shell's native: 1 (the table shows seconds for that row)
+	sed "s/ MODE / $path /" "$script" > "$extra/guest-$path.sh"
+	UML_EXTRA=$extra UML_APPEND=$append UML_TIMEOUT=1200 $pin uml/run.sh "$mode" "$extra/guest-$path.sh" > "$extra/out-$path" 2>&1 < /dev/null ||
+		echo "BENCH-NA all $path uml/run.sh failed: $(tail -n 1 "$extra/out-$path")"
+	grep '^BENCH ' "$extra/out-$path"
+done >> "$raw"
 cat "$raw"
-
-# The table: per workload, native's median ns/op and each mode's median
-# as a multiple of it (boot-to-shell: seconds).
-awk -v modes="$modes" '
-	$1 == "BENCH" && $5 != "NA" { v[$2 " " $3] = v[$2 " " $3] " " $5; if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
-	function median(s,   a, k, i, j, t) {
-		k = split(s, a, " ")
-		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-		if (k == 0) return ""
-		return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-	}
-	END {
-		m = split(modes, md, " ")
-		printf "%-16s %12s", "workload", "native ns/op"
-		for (i = 1; i <= m; i++) printf " %10s", md[i]
-		printf "\n"
-		for (w = 0; w < n; w++) {
-			name = order[w]
-			nat = median(v[name " native"])
-			if (name == "boot-to-shell") printf "%-16s %12s", name, "(seconds)"
-			else printf "%-16s %12.1f", name, nat
-			for (i = 1; i <= m; i++) {
-				x = median(v[name " " md[i]])
-				if (x == "") printf " %10s", "n/a"
-				else if (name == "boot-to-shell") printf " %9.2fs", x / 1e9
-				else printf " %9.2fx", x / nat
-			}
-			printf "\n"
-		}
-	}' "$raw"

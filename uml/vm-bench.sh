@@ -4,7 +4,8 @@
 # make uml-bench: one boot of the 6.12 VM (skas.ko loaded) that runs
 # uml/bench.sh, UML's three modes against native, with instruction-count
 # time (CLOCK=icount, the default: repeatable) or wall-clock time
-# (CLOCK=wall).  The report goes to results/uml-bench-CLOCK-DATE.txt.
+# (CLOCK=wall).  The report goes to results/uml-bench-CLOCK-DATE.md, made
+# by bench/report.sh from the raw lines beside it (.raw).
 #
 # Environment: CLOCK, BENCH_REPS (3), VM_TIMEOUT (seconds, 2400).
 set -uo pipefail
@@ -26,16 +27,20 @@ cmd+=" sh uml/bench.sh > /scratch/uml-bench.txt 2>&1"
 # for the debug kernel.
 VM_ICOUNT=$icount VM_APPEND="tsc=reliable no5lvl" VM_TIMEOUT=${VM_TIMEOUT:-2400} DEMO_CMD=$cmd \
 	"$top/qemu/vm-test.sh" -d 6.12 > "$top/build/uml-bench-vm.log" 2>&1
-grep -q '^workload ' "$scratch/uml-bench.txt" 2>/dev/null || {
-	echo "uml-bench: the VM wrote no table (build/uml-bench-vm.log):" >&2
+grep -q '^BENCH ' "$scratch/uml-bench.txt" 2>/dev/null || {
+	echo "uml-bench: the VM measured nothing (build/uml-bench-vm.log):" >&2
 	tail -n 5 "$scratch/uml-bench.txt" >&2; exit 1; }
 mkdir -p "$top/results"
-rep=$top/results/uml-bench-$clock-$(date +%Y%m%d-%H%M%S).txt
+base=$top/results/uml-bench-$clock-$(date +%Y%m%d-%H%M%S)
+rep=$base.md
+cp "$scratch/uml-bench.txt" "$base.raw"
 {
 	echo "# make uml-bench, CLOCK=$clock, $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "# host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) CPUs; $(qemu-system-x86_64 --version | head -n 1)"
-	echo "# VM: Debian $(cat "${SKAS_CACHE:-$HOME/.cache/skas}/kernels/6.12/version"), UML $(cat "$(dirname "$uml")/version")"
-	cat "$scratch/uml-bench.txt"
+	echo
+	echo "Host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs; $(qemu-system-x86_64 --version | head -n 1)."
+	echo "VM: Debian $(cat "${SKAS_CACHE:-$HOME/.cache/skas}/kernels/6.12/version"), UML $(cat "$(dirname "$uml")/version")."
+	echo
+	"$top/bench/report.sh" -t "UML in each mode, 6.12, $clock" "$base.raw"
 } > "$rep"
-sed -n '/^workload /,$p' "$rep"
-echo "uml-bench: report in ${rep#"$top"/}"
+cat "$rep"
+echo "uml-bench: report in ${rep#"$top"/} (raw lines beside it)"
