@@ -52,7 +52,7 @@ help:
 	@echo 'make selfhost-vm  the self-hosting build of libuml and umlrun, skas, 6.12 VM'
 	@echo 'make uml          User-Mode Linux 7.3 with uml/patches, cached (uml/build.sh)'
 	@echo 'make uml-check    build it, then uml/check.sh (ptrace, seccomp, skas) in a 6.12 VM'
-	@echo 'make uml-bench    UML in each mode against native, one 6.12 boot (CLOCK, REPS)'
+	@echo 'make uml-bench    UML in each mode against native, one 6.12 boot (CLOCK, REPS, PATHS)'
 	@echo 'make style        checkpatch --strict on the module'
 	@echo 'make sparse       sparse (C=2) on the module'
 	@echo 'make htmldocs     Documentation/ as HTML in build/htmldocs (Sphinx, -W)'
@@ -221,7 +221,7 @@ uml-check: deps user uml
 
 # UML's modes against native in one 6.12 boot: CLOCK=icount|wall, REPS.
 uml-bench: deps user uml
-	CLOCK=$(or $(CLOCK),icount) BENCH_REPS=$(or $(REPS),3) uml/vm-bench.sh
+	CLOCK=$(or $(CLOCK),icount) BENCH_REPS=$(or $(REPS),3) BENCH_PATHS="$(PATHS)" uml/vm-bench.sh
 
 # Fairness and interference (Documentation/benchmarks.rst): KVER, CLOCK, REPS.
 .PHONY: fairness

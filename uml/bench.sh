@@ -14,6 +14,7 @@
 # The paths: native, and uml-MODE for UML in each mode (uml/run.sh), with
 # skas mode also without its yield (skas_yield=0) and with a spin.
 # Environment: UML (the binary, as for uml/run.sh), BENCH_REPS (3),
+# BENCH_PATHS (the uml-* paths to run; all by default),
 # BENCH_PIN=1: everything on CPU 0 (the wall-clock runs: a wake-up across
 # vCPUs under multi-threaded TCG costs milliseconds of real time, as in
 # bench/run-in-vm.sh).
@@ -29,6 +30,12 @@ uml-seccomp seccomp
 uml-skas skas
 uml-skas-noyield skas skas_yield=0
 uml-skas-spin skas skas_spin=100000'
+# BENCH_PATHS: only these (uml-skas uml-ptrace...), for an A/B run
+if [ -n "${BENCH_PATHS:-}" ]; then
+	modes=$(echo "$modes" | while read -r p rest; do
+		case " $BENCH_PATHS " in *" $p "*) echo "$p $rest" ;; esac
+	done)
+fi
 raw=${TMPDIR:-/tmp}/uml-bench.raw
 # shellcheck source=bench/vm-env.sh
 (cd bench && . ./vm-env.sh) > "$raw"
@@ -43,7 +50,7 @@ raw=${TMPDIR:-/tmp}/uml-bench.raw
 # name native-count guest-count program arguments ("@N": the count)
 workloads='getpid 100000 2000 getpid @N
 memLoop-64 20000 1000 memloop 64 getpid @N
-fork-exec-wait 200 20 forkexec @N
+fork-exec-wait 200 100 forkexec @N
 pipe-pingpong 10000 500 pipe @N
 signal 100000 500 signal @N
 shell-200 1 1 shell 1 /extra/shell.sh /bin/busybox'

@@ -7,7 +7,8 @@
 # (CLOCK=wall).  The report goes to results/uml-bench-CLOCK-DATE.md, made
 # by bench/report.sh from the raw lines beside it (.raw).
 #
-# Environment: CLOCK, BENCH_REPS (3), VM_TIMEOUT (seconds, 2400).
+# Environment: CLOCK, BENCH_REPS (3), BENCH_PATHS (uml/bench.sh's paths
+# to run, all by default), VM_TIMEOUT (seconds, 2400).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 clock=${CLOCK:-icount}
@@ -20,6 +21,7 @@ case $top in *[[:space:]]*) echo "uml-bench: the tree's path has a space" >&2; e
 uml=$("$top/uml/build.sh" --cached) || { echo "uml-bench: no UML build: make uml" >&2; exit 1; }
 scratch=$top/build/vm/6.12/scratch
 cmd="cd /host$top && UML=/host$uml BENCH_REPS=${BENCH_REPS:-3} BENCH_PIN=$pin TMPDIR=/tmp"
+cmd+=" BENCH_PATHS='${BENCH_PATHS:-}'"
 cmd+=" sh uml/bench.sh > /scratch/uml-bench.txt 2>&1"
 # tsc=reliable as bench/vm-bench.sh: both kernels time with the TSC.
 # no5lvl: one icount boot of 6.12 took a double fault in its first 3 s at
