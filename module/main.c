@@ -79,6 +79,8 @@ static long skas_check_extension(unsigned long cap)
 		return 1;
 	case SKAS_CAP_XSTATE:
 		return skas_xstate_size();
+	case SKAS_CAP_RUN_XSTATE:
+		return skas_xstate_size() > 0;
 	case SKAS_CAP_FD_MARK:
 		return SKAS_FD_MARK_MAX;
 	case SKAS_CAP_SPIN:

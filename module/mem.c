@@ -305,13 +305,18 @@ void skas_mem_req_free(struct skas_mem_req *req)
 			fput(req->files[i]);
 	kvfree(req->files);
 	kvfree(req->ops);
+	kfree(req->xstate_mem);
 }
 
-/* Copy in and check the operations; take the files.  Stops at a bad op. */
-static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops)
+/*
+ * Copy in and check the operations; take the files and the image of a
+ * SKAS_MEM_SET_XSTATE (@run: a SKAS_RUN_MEM batch).  Stops at a bad op.
+ */
+static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops, bool run)
 {
 	struct skas_mem_op *op;
 	unsigned int i;
+	int ret;
 
 	req->ops = kvmalloc_array(req->count, sizeof(*req->ops),
 				  GFP_KERNEL_ACCOUNT);
@@ -324,6 +329,14 @@ static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops)
 		return -EFAULT;
 	for (i = 0; i < req->count; i++) {
 		op = &req->ops[i];
+		if (op->op == SKAS_MEM_SET_XSTATE) {
+			if (!run || op->reserved)
+				return -EINVAL;
+			ret = skas_xstate_load_op(op, req);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (skas_mem_op_check(op))
 			return -EINVAL;
 		if ((op->op == SKAS_MEM_MAP &&
@@ -346,14 +359,16 @@ static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops)
  * @args: receives it.
  * @req:  receives the checked operations and their files, to be freed
  *        with skas_mem_req_free() whatever the return value.
+ * @run:  a SKAS_RUN_MEM batch, which may hold a SKAS_MEM_SET_XSTATE.
  *
  * Every operation is checked (and its file taken) before any is run.
  *
  * Return: 0, -EFAULT, -EINVAL (a bad operation, or a file mapping of a
- * skas descriptor), -EBADF (bad fd of a file mapping), -ENOMEM.
+ * skas descriptor), -EBADF (bad fd of a file mapping), -ENOMEM,
+ * -EOPNOTSUPP (SKAS_MEM_SET_XSTATE without XSAVE).
  */
 int skas_mem_batch_prepare(void __user *uarg, struct skas_mem_batch *args,
-			   struct skas_mem_req *req)
+			   struct skas_mem_req *req, bool run)
 {
 	if (copy_from_user(args, uarg, sizeof(*args)))
 		return -EFAULT;
@@ -364,7 +379,7 @@ int skas_mem_batch_prepare(void __user *uarg, struct skas_mem_batch *args,
 	req->count = args->count;
 	if (!req->count)
 		return 0;
-	return skas_mem_req_prepare(req, args->ops);
+	return skas_mem_req_prepare(req, args->ops, run);
 }
 
 /**
@@ -383,7 +398,7 @@ long skas_aspace_mem(struct skas_aspace *as, void __user *uarg)
 	struct skas_mem_req req = { .tmp_fd = -1 };
 	long ret;
 
-	ret = skas_mem_batch_prepare(uarg, &args, &req);
+	ret = skas_mem_batch_prepare(uarg, &args, &req, false);
 	if (!ret && req.count)
 		ret = skas_aspace_exec(as, &req);
 	if (!ret && req.count) {

@@ -1145,7 +1145,7 @@ long skas_thread_run_mem(struct skas_thread *t, void __user *uarg)
 
 	if (!uid_eq(current_euid(), t->as->owner))
 		return -EPERM;
-	ret = skas_mem_batch_prepare(uarg, &args, &req);
+	ret = skas_mem_batch_prepare(uarg, &args, &req, true);
 	if (ret)
 		goto out;
 	ret = skas_thread_lock_run(t);

@@ -102,6 +102,7 @@ struct skas_mem_req {
 	long result;
 	int tmp_fd;
 	void *xstate;
+	void *xstate_mem;	/* SKAS_MEM_SET_XSTATE's, freed with the req */
 };
 
 /**
@@ -267,7 +268,7 @@ int skas_mem_exec(struct skas_thread *t, struct skas_mem_req *req);
 void skas_mem_native_result(struct skas_thread *t, struct skas_mem_req *req,
 			    long result);
 int skas_mem_batch_prepare(void __user *uarg, struct skas_mem_batch *args,
-			   struct skas_mem_req *req);
+			   struct skas_mem_req *req, bool run);
 void skas_mem_req_free(struct skas_mem_req *req);
 long skas_aspace_mem(struct skas_aspace *as, void __user *uarg);
 long skas_aspace_rw(struct skas_aspace *as, void __user *uarg, bool write);
@@ -336,6 +337,7 @@ static inline bool skas_wants_driver(const struct skas_thread *t)
 void skas_xstate_init(void);
 long skas_xstate_size(void);
 int skas_xstate_exec(int op, void *buf);
+int skas_xstate_load_op(struct skas_mem_op *op, struct skas_mem_req *req);
 long skas_thread_xstate(struct skas_thread *t, void __user *uarg, bool set);
 
 /* hooks.c */

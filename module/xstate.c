@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * SKAS_GET_XSTATE and SKAS_SET_XSTATE: the FPU and vector state of a
- * stopped guest thread.
+ * stopped guest thread (and SKAS_RUN_MEM's SKAS_MEM_SET_XSTATE).
  *
  * The state is the guest task's own user FPU state, and the kernel's
  * accessors of another task's saved state (the ptrace regset's) are not
@@ -224,6 +224,44 @@ static long skas_xstate_run(struct skas_thread *t, int op, void *buf)
 	return ret;
 }
 
+/* An aligned buffer for an image; *memp is what to kfree(). */
+static void *skas_xstate_alloc(void **memp)
+{
+	/* XSAVE wants 64-byte alignment, which kmalloc() does not promise. */
+	*memp = kzalloc(skas_xstate_len + 63, GFP_KERNEL_ACCOUNT);
+	return *memp ? PTR_ALIGN(*memp, 64) : NULL;
+}
+
+/**
+ * skas_xstate_load_op() - copy in and check a SKAS_MEM_SET_XSTATE's image.
+ * @op:   the operation, turned into the internal SKAS_OP_XRSTOR.
+ * @req:  its batch, whose xstate (and xstate_mem, to be freed with the
+ *        batch) the image becomes; at most one per batch.
+ *
+ * Return: 0, -EOPNOTSUPP (no XSAVE), -EINVAL (bad fields, a second image,
+ * an image SKAS_SET_XSTATE refuses), -EFAULT, -ENOMEM.
+ */
+int skas_xstate_load_op(struct skas_mem_op *op, struct skas_mem_req *req)
+{
+	void *buf;
+
+	if (!skas_xstate_len)
+		return -EOPNOTSUPP;
+	if (op->prot || op->flags || op->fd != -1 || op->offset ||
+	    op->len != skas_xstate_len || req->xstate_mem)
+		return -EINVAL;
+	buf = skas_xstate_alloc(&req->xstate_mem);
+	if (!buf)
+		return -ENOMEM;
+	if (copy_from_user(buf, u64_to_user_ptr(op->addr), op->len))
+		return -EFAULT;
+	if (skas_xstate_check(buf))
+		return -EINVAL;
+	req->xstate = buf;
+	op->op = SKAS_OP_XRSTOR;
+	return 0;
+}
+
 /**
  * skas_thread_xstate() - SKAS_GET_XSTATE, SKAS_SET_XSTATE.
  * @t:    the thread.
@@ -249,11 +287,9 @@ long skas_thread_xstate(struct skas_thread *t, void __user *uarg, bool set)
 	    args.len != skas_xstate_len ||
 	    !skas_zeroed(args.reserved, ARRAY_SIZE(args.reserved)))
 		return -EINVAL;
-	/* XSAVE wants 64-byte alignment, which kmalloc() does not promise. */
-	mem = kzalloc(skas_xstate_len + 63, GFP_KERNEL_ACCOUNT);
-	if (!mem)
+	buf = skas_xstate_alloc(&mem);
+	if (!buf)
 		return -ENOMEM;
-	buf = PTR_ALIGN(mem, 64);
 	if (set) {
 		ret = -EFAULT;
 		if (copy_from_user(buf, u64_to_user_ptr(args.buf), args.len))

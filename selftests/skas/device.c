@@ -72,7 +72,7 @@ TEST(check_extension_known_and_unknown)
 		SKAS_CAP_RUN_MEM, SKAS_CAP_FD_MARK, SKAS_CAP_SPIN,
 		SKAS_CAP_YIELD,
 	};
-	unsigned long unknown[] = { 0, 18, 0x7fffffff, 0x80000000UL, ~0UL };
+	unsigned long unknown[] = { 0, 19, 0x7fffffff, 0x80000000UL, ~0UL };
 	unsigned int i;
 	int fd = skas_open_dev();
 

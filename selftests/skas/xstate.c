@@ -2,7 +2,8 @@
 /*
  * SKAS_GET_XSTATE and SKAS_SET_XSTATE: the FPU and vector state of a
  * stopped guest thread, what the guest set and what it then sees, and the
- * images and arguments they refuse.
+ * images and arguments they refuse; the same load as an operation of
+ * SKAS_RUN_MEM (SKAS_MEM_SET_XSTATE).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -289,6 +290,136 @@ TEST_F(guest, bad_arguments)
 		EXPECT_EQ(-1, ioctl(self->g.dev, cmd, &x));
 		EXPECT_EQ(ENOTTY, errno);
 	}
+}
+
+/* SKAS_RUN_MEM with @n operations; the ioctl's result, -errno. */
+static int run_mem(int thread, struct skas_mem_op *ops, unsigned int n,
+		   int *error)
+{
+	struct skas_mem_batch b;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.count = n;
+	b.ops = (uintptr_t)ops;
+	ret = ioctl(thread, SKAS_RUN_MEM, &b) ? -errno : 0;
+	if (error)
+		*error = b.error;
+	return ret;
+}
+
+static void set_xstate_op(struct skas_mem_op *op, void *img, int size)
+{
+	memset(op, 0, sizeof(*op));
+	op->op = SKAS_MEM_SET_XSTATE;
+	op->fd = -1;
+	op->addr = (uintptr_t)img;
+	op->len = size;
+}
+
+/* The load and the run in one call: the guest runs with the image. */
+TEST_F(guest, run_mem_set_is_what_the_guest_sees)
+{
+	struct skas_run *run = self->g.run;
+	unsigned char *img = self->img;
+	struct skas_mem_op ops[2];
+	int error = -1;
+
+	ASSERT_EQ(1, ioctl(self->g.dev, SKAS_CHECK_EXTENSION,
+			   SKAS_CAP_RUN_XSTATE));
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	ASSERT_EQ(0, xstate(self->g.thread, SKAS_GET_XSTATE, img, self->size));
+	set_u64(img, FX_XMM(1), PATTERN1);
+	set_u64(img, HDR, u64_at(img, HDR) | XFEATURE_SSE);
+	/* With a mapping in the same batch, on either side of it. */
+	set_xstate_op(&ops[0], img, self->size);
+	memset(&ops[1], 0, sizeof(ops[1]));
+	ops[1].op = SKAS_MEM_MAP;
+	ops[1].prot = PROT_READ;
+	ops[1].flags = SKAS_MAP_PRIVATE | SKAS_MAP_ANONYMOUS;
+	ops[1].fd = -1;
+	ops[1].addr = CODE + 0x10000;
+	ops[1].len = 4096;
+	ASSERT_EQ(0, run_mem(self->g.thread, ops, 2, &error));
+	EXPECT_EQ(0, error);
+	ASSERT_EQ((unsigned)SKAS_EXIT_SYSCALL, run->exit_reason);
+	EXPECT_EQ(PATTERN1, run->exit.syscall.args[0]);
+	ASSERT_EQ(0, xstate(self->g.thread, SKAS_GET_XSTATE, img, self->size));
+	EXPECT_EQ(PATTERN0, u64_at(img, FX_XMM(0)));
+	EXPECT_EQ(PATTERN1, u64_at(img, FX_XMM(1)));
+}
+
+/*
+ * What SKAS_SET_XSTATE refuses, the operation refuses before anything
+ * runs (the ioctl's -errno; the guest stays where it was), and it is no
+ * operation of SKAS_MEM, which has no thread.
+ */
+TEST_F(guest, run_mem_set_bad_images_and_fields)
+{
+	unsigned char *img = self->img, *before = calloc(1, self->size);
+	int t = self->g.thread, size = self->size, error;
+	struct skas_mem_op op, two[2];
+	struct skas_mem_batch b;
+
+	ASSERT_NE(NULL, before);
+	ASSERT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	ASSERT_EQ(0, xstate(t, SKAS_GET_XSTATE, before, size));
+	memcpy(img, before, size);
+	set_u64(img, FX_XMM(0), PATTERN1);
+	set_u64(img, HDR + 8, 1);	/* XCOMP_BV */
+	set_xstate_op(&op, img, size);
+	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	memcpy(img, before, size);
+	set_u64(img, FX_XMM(0), PATTERN1);
+	*(uint32_t *)(img + FX_MXCSR) = 0x1f80 | (1U << 31);
+	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	memcpy(img, before, size);
+	set_u64(img, FX_XMM(0), PATTERN1);
+	set_xstate_op(&op, img, size - 1);
+	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	set_xstate_op(&op, img, size + 1);
+	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	set_xstate_op(&op, img, 0);
+	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	set_xstate_op(&op, NULL, size);
+	EXPECT_EQ(-EFAULT, run_mem(t, &op, 1, &error));
+	set_xstate_op(&op, SKAS_BAD_PTR, size);
+	EXPECT_EQ(-EFAULT, run_mem(t, &op, 1, &error));
+	set_xstate_op(&op, img, size);
+	op.fd = 0;
+	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	set_xstate_op(&op, img, size);
+	op.prot = PROT_READ;
+	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	set_xstate_op(&op, img, size);
+	op.flags = 1;
+	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	set_xstate_op(&op, img, size);
+	op.offset = 4096;
+	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	set_xstate_op(&op, img, size);
+	op.reserved = 1;
+	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	/* One image per batch. */
+	set_xstate_op(&two[0], img, size);
+	set_xstate_op(&two[1], img, size);
+	EXPECT_EQ(-EINVAL, run_mem(t, two, 2, &error));
+	/* SKAS_MEM on the address space: no thread to load it in. */
+	set_xstate_op(&op, img, size);
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.count = 1;
+	b.ops = (uintptr_t)&op;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->g.as, SKAS_MEM, &b));
+	EXPECT_EQ(EINVAL, errno);
+	/* Nothing was loaded, and nothing ran: next is the 2nd syscall. */
+	ASSERT_EQ(0, xstate(t, SKAS_GET_XSTATE, img, size));
+	EXPECT_EQ(PATTERN0, u64_at(img, FX_XMM(0)));
+	EXPECT_EQ(SKAS_EXIT_SYSCALL, skas_run(&self->g));
+	EXPECT_EQ(SKAS_EXIT_FAULT, skas_run(&self->g));
+	free(before);
 }
 
 /*

@@ -198,6 +198,7 @@
 #define SKAS_CAP_FD_MARK	15	/* fd marks; the value: SKAS_FD_MARK_MAX */
 #define SKAS_CAP_SPIN		16	/* SKAS_ENABLE_CAP; the value: max ns */
 #define SKAS_CAP_YIELD		17	/* SKAS_ENABLE_CAP: yield, then sleep */
+#define SKAS_CAP_RUN_XSTATE	18	/* SKAS_MEM_SET_XSTATE in SKAS_RUN_MEM */
 
 /* ioctls on /dev/skas */
 #define SKAS_GET_API_VERSION	_IO(SKASIO, 0x00)
@@ -368,6 +369,7 @@ struct skas_mark_fds {
 #define SKAS_MEM_PROTECT	3	/* mprotect(addr, len, prot) */
 #define SKAS_MEM_INSTALL_FD	4	/* runtime fd at guest fd addr (FD_MARK) */
 #define SKAS_MEM_CLOSE_FD	5	/* close guest fd addr, if open (FD_MARK) */
+#define SKAS_MEM_SET_XSTATE	6	/* SKAS_SET_XSTATE of image addr (RUN_MEM) */
 
 /* struct skas_mem_op.flags for SKAS_MEM_MAP: exactly one of SHARED, PRIVATE */
 #define SKAS_MAP_SHARED		0x01
@@ -380,14 +382,17 @@ struct skas_mark_fds {
 /**
  * struct skas_mem_op - one operation of a SKAS_MEM batch
  * @op:       SKAS_MEM_MAP, SKAS_MEM_UNMAP, SKAS_MEM_PROTECT,
- *            SKAS_MEM_INSTALL_FD or SKAS_MEM_CLOSE_FD
+ *            SKAS_MEM_INSTALL_FD, SKAS_MEM_CLOSE_FD or SKAS_MEM_SET_XSTATE
  * @prot:     PROT_READ | PROT_WRITE | PROT_EXEC (MAP, PROTECT); 0 otherwise
  * @flags:    SKAS_MAP_* (MAP); SKAS_FD_CLOEXEC and SKAS_INSTALL_MARK_* or 0
  *            (INSTALL_FD); 0 otherwise
  * @fd:       a runtime fd for a file mapping or INSTALL_FD; -1 otherwise
  * @addr:     page aligned guest address; the guest fd (0 to INT_MAX) for
- *            INSTALL_FD and CLOSE_FD
- * @len:      page aligned length, > 0; 0 for INSTALL_FD and CLOSE_FD
+ *            INSTALL_FD and CLOSE_FD; for SET_XSTATE, a user pointer in
+ *            the runtime to the image
+ * @len:      page aligned length, > 0; 0 for INSTALL_FD and CLOSE_FD; the
+ *            image's size (SKAS_CHECK_EXTENSION(SKAS_CAP_XSTATE)) for
+ *            SET_XSTATE
  * @offset:   page aligned file offset (file MAP); 0 otherwise
  * @reserved: must be 0
  *
@@ -396,6 +401,10 @@ struct skas_mark_fds {
  * SKAS_INSTALL_FD does, and once it is there marks it as its
  * SKAS_INSTALL_MARK_* flags say; CLOSE_FD closes the guest fd (a free
  * one is no error).  Both clear the guest fd's marks before they act.
+ * SET_XSTATE (SKAS_CAP_RUN_XSTATE) loads the thread's FPU and vector
+ * state as SKAS_SET_XSTATE does, the image checked as that checks it; it
+ * is an operation of SKAS_RUN_MEM only (SKAS_MEM has no thread: -EINVAL),
+ * at most once per batch, and saves a run the hand-off of its own.
  */
 struct skas_mem_op {
 	__u32 op;
