@@ -330,7 +330,7 @@ static int skas_mem_req_prepare(struct skas_mem_req *req, u64 uops, bool run)
 	for (i = 0; i < req->count; i++) {
 		op = &req->ops[i];
 		if (op->op == SKAS_MEM_SET_XSTATE) {
-			if (!run || op->reserved)
+			if (!run)
 				return -EINVAL;
 			ret = skas_xstate_load_op(op, req);
 			if (ret)

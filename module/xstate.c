@@ -245,6 +245,8 @@ int skas_xstate_load_op(struct skas_mem_op *op, struct skas_mem_req *req)
 {
 	void *buf;
 
+	if (op->reserved)
+		return -EINVAL;
 	if (!skas_xstate_len)
 		return -EOPNOTSUPP;
 	if (op->prot || op->flags || op->fd != -1 || op->offset ||
