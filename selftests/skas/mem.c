@@ -504,23 +504,6 @@ TEST_F(guest, mem_on_dead_guest)
 	EXPECT_EQ(-ENOENT, skas_rw(self->g.as, true, CODE, &c, 1));
 }
 
-/* SKAS_RUN_MEM with @n operations; the ioctl's result, -errno. */
-static int run_mem(struct skas_guest *g, struct skas_mem_op *ops,
-		   unsigned int n, int *error)
-{
-	struct skas_mem_batch b;
-	int ret;
-
-	memset(&b, 0, sizeof(b));
-	b.size = sizeof(b);
-	b.count = n;
-	b.ops = (unsigned long)ops;
-	ret = ioctl(g->thread, SKAS_RUN_MEM, &b) ? -errno : 0;
-	if (error)
-		*error = b.error;
-	return ret;
-}
-
 static void anon_op(struct skas_mem_op *op, unsigned long addr,
 		    unsigned int prot)
 {
@@ -561,7 +544,7 @@ TEST_F(guest, run_mem_maps_then_runs)
 	ops[0].fd = fd;
 	anon_op(&ops[1], DATA + 0x10000, PROT_READ | PROT_WRITE);
 	run->regs.rax = 39;
-	ASSERT_EQ(0, run_mem(&self->g, ops, 2, &error));
+	ASSERT_EQ(0, skas_run_mem(&self->g, ops, 2, &error));
 	EXPECT_EQ(0, error);
 	ASSERT_EQ(SKAS_EXIT_SYSCALL, (int)run->exit_reason);
 	EXPECT_EQ(39U, run->exit.syscall.nr);
@@ -569,7 +552,7 @@ TEST_F(guest, run_mem_maps_then_runs)
 	EXPECT_EQ(1, (int)skas_rw(as, false, DATA + 0x10000, &v, 1));
 	close(fd);
 	/* No operations: a plain run. */
-	ASSERT_EQ(0, run_mem(&self->g, ops, 0, NULL));
+	ASSERT_EQ(0, skas_run_mem(&self->g, ops, 0, NULL));
 	EXPECT_EQ(SKAS_EXIT_FAULT, (int)run->exit_reason);
 	EXPECT_EQ(SIGILL, run->exit.fault.signo);
 }
@@ -598,7 +581,7 @@ TEST_F(guest, run_mem_protect_then_run)
 	skas_regs_at(&self->g, CODE);
 	run->regs.rbx = 0x77;
 	run->regs.r12 = 0x1212;
-	ASSERT_EQ(0, run_mem(&self->g, &op, 1, &error));
+	ASSERT_EQ(0, skas_run_mem(&self->g, &op, 1, &error));
 	EXPECT_EQ(0, error);
 	ASSERT_EQ(SKAS_EXIT_FAULT, (int)run->exit_reason);
 	EXPECT_EQ(SIGSEGV, run->exit.fault.signo);
@@ -626,7 +609,7 @@ TEST_F(guest, run_mem_failure_runs_nothing)
 	/* The second one, over the vDSO, fails when it is run. */
 	anon_op(&ops[0], DATA, PROT_READ);
 	anon_op(&ops[1], getauxval(AT_SYSINFO_EHDR), PROT_READ);
-	EXPECT_EQ(-EINVAL, run_mem(&self->g, ops, 2, &error));
+	EXPECT_EQ(-EINVAL, skas_run_mem(&self->g, ops, 2, &error));
 	EXPECT_EQ(-EINVAL, error);
 	EXPECT_EQ(0, memcmp(&before, run, sizeof(before)));
 	/* The first stays done, as in SKAS_MEM. */
@@ -634,7 +617,7 @@ TEST_F(guest, run_mem_failure_runs_nothing)
 	/* Bad registers: refused before the batch. */
 	anon_op(&ops[0], DATA + 0x10000, PROT_READ);
 	run->regs.rip = 0xffff800000000000ULL;
-	EXPECT_EQ(-EINVAL, run_mem(&self->g, ops, 1, NULL));
+	EXPECT_EQ(-EINVAL, skas_run_mem(&self->g, ops, 1, NULL));
 	EXPECT_EQ(-EFAULT, (int)skas_rw(as, false, DATA + 0x10000, &error, 1));
 	run->regs = before.regs;
 	/* The guest goes on as if nothing had been tried. */
@@ -723,7 +706,7 @@ TEST_F(guest, run_mem_after_a_kick)
 	skas_regs_at(&self->g, CODE);
 	ASSERT_EQ(0, ioctl(self->g.thread, SKAS_KICK, 0));
 	anon_op(&op, DATA, PROT_READ);
-	ASSERT_EQ(0, run_mem(&self->g, &op, 1, NULL));
+	ASSERT_EQ(0, skas_run_mem(&self->g, &op, 1, NULL));
 	EXPECT_EQ(SKAS_EXIT_INTERRUPTED, (int)run->exit_reason);
 	EXPECT_EQ(CODE, run->regs.rip);
 	EXPECT_EQ(1, (int)skas_rw(self->g.as, false, DATA, &c, 1));
@@ -764,16 +747,16 @@ TEST_F(guest, run_mem_needs_a_stopped_thread)
 	skas_regs_at(&self->g, CODE);
 	ASSERT_EQ(0, pthread_create(&th, NULL, run_in_thread, &self->g));
 	usleep(200000);
-	EXPECT_EQ(-EBUSY, run_mem(&self->g, &op, 1, NULL));
+	EXPECT_EQ(-EBUSY, skas_run_mem(&self->g, &op, 1, NULL));
 	ASSERT_EQ(0, ioctl(self->g.thread, SKAS_KICK, 0));
 	pthread_join(th, &ret);
 	EXPECT_EQ(SKAS_EXIT_INTERRUPTED, (int)(intptr_t)ret);
 	/* Dead (not reaped) before the call: it reports the exit, once. */
 	ASSERT_EQ(0, kill(self->g.pid, SIGKILL));
 	ASSERT_EQ(0, waitid(P_PID, self->g.pid, &si, WEXITED | WNOWAIT));
-	EXPECT_EQ(0, run_mem(&self->g, &op, 1, NULL));
+	EXPECT_EQ(0, skas_run_mem(&self->g, &op, 1, NULL));
 	EXPECT_EQ(SKAS_EXIT_EXITED, (int)run->exit_reason);
-	EXPECT_EQ(-ESRCH, run_mem(&self->g, &op, 1, NULL));
+	EXPECT_EQ(-ESRCH, skas_run_mem(&self->g, &op, 1, NULL));
 }
 
 TEST_HARNESS_MAIN

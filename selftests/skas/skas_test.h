@@ -331,6 +331,23 @@ static inline int skas_mem1(int as, unsigned int op, unsigned long addr,
 	return ret < 0 ? -errno : ret;
 }
 
+/* SKAS_RUN_MEM with @n operations; the ioctl's result, -errno. */
+static inline int skas_run_mem(struct skas_guest *g, struct skas_mem_op *ops,
+			       unsigned int n, int *error)
+{
+	struct skas_mem_batch b;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.count = n;
+	b.ops = (unsigned long)ops;
+	ret = ioctl(g->thread, SKAS_RUN_MEM, &b) ? -errno : 0;
+	if (error)
+		*error = b.error;
+	return ret;
+}
+
 static inline int skas_map_anon(int as, unsigned long addr, unsigned long len,
 				unsigned int prot)
 {

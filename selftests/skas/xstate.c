@@ -292,23 +292,6 @@ TEST_F(guest, bad_arguments)
 	}
 }
 
-/* SKAS_RUN_MEM with @n operations; the ioctl's result, -errno. */
-static int run_mem(int thread, struct skas_mem_op *ops, unsigned int n,
-		   int *error)
-{
-	struct skas_mem_batch b;
-	int ret;
-
-	memset(&b, 0, sizeof(b));
-	b.size = sizeof(b);
-	b.count = n;
-	b.ops = (uintptr_t)ops;
-	ret = ioctl(thread, SKAS_RUN_MEM, &b) ? -errno : 0;
-	if (error)
-		*error = b.error;
-	return ret;
-}
-
 static void set_xstate_op(struct skas_mem_op *op, void *img, int size)
 {
 	memset(op, 0, sizeof(*op));
@@ -341,7 +324,7 @@ TEST_F(guest, run_mem_set_is_what_the_guest_sees)
 	ops[1].fd = -1;
 	ops[1].addr = CODE + 0x10000;
 	ops[1].len = 4096;
-	ASSERT_EQ(0, run_mem(self->g.thread, ops, 2, &error));
+	ASSERT_EQ(0, skas_run_mem(&self->g, ops, 2, &error));
 	EXPECT_EQ(0, error);
 	ASSERT_EQ((unsigned)SKAS_EXIT_SYSCALL, run->exit_reason);
 	EXPECT_EQ(PATTERN1, run->exit.syscall.args[0]);
@@ -369,42 +352,42 @@ TEST_F(guest, run_mem_set_bad_images_and_fields)
 	set_u64(img, FX_XMM(0), PATTERN1);
 	set_u64(img, HDR + 8, 1);	/* XCOMP_BV */
 	set_xstate_op(&op, img, size);
-	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	EXPECT_EQ(-EINVAL, skas_run_mem(&self->g, &op, 1, &error));
 	memcpy(img, before, size);
 	set_u64(img, FX_XMM(0), PATTERN1);
 	*(uint32_t *)(img + FX_MXCSR) = 0x1f80 | (1U << 31);
-	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	EXPECT_EQ(-EINVAL, skas_run_mem(&self->g, &op, 1, &error));
 	memcpy(img, before, size);
 	set_u64(img, FX_XMM(0), PATTERN1);
 	set_xstate_op(&op, img, size - 1);
-	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	EXPECT_EQ(-EINVAL, skas_run_mem(&self->g, &op, 1, &error));
 	set_xstate_op(&op, img, size + 1);
-	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	EXPECT_EQ(-EINVAL, skas_run_mem(&self->g, &op, 1, &error));
 	set_xstate_op(&op, img, 0);
-	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	EXPECT_EQ(-EINVAL, skas_run_mem(&self->g, &op, 1, &error));
 	set_xstate_op(&op, NULL, size);
-	EXPECT_EQ(-EFAULT, run_mem(t, &op, 1, &error));
+	EXPECT_EQ(-EFAULT, skas_run_mem(&self->g, &op, 1, &error));
 	set_xstate_op(&op, SKAS_BAD_PTR, size);
-	EXPECT_EQ(-EFAULT, run_mem(t, &op, 1, &error));
+	EXPECT_EQ(-EFAULT, skas_run_mem(&self->g, &op, 1, &error));
 	set_xstate_op(&op, img, size);
 	op.fd = 0;
-	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	EXPECT_EQ(-EINVAL, skas_run_mem(&self->g, &op, 1, &error));
 	set_xstate_op(&op, img, size);
 	op.prot = PROT_READ;
-	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	EXPECT_EQ(-EINVAL, skas_run_mem(&self->g, &op, 1, &error));
 	set_xstate_op(&op, img, size);
 	op.flags = 1;
-	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	EXPECT_EQ(-EINVAL, skas_run_mem(&self->g, &op, 1, &error));
 	set_xstate_op(&op, img, size);
 	op.offset = 4096;
-	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	EXPECT_EQ(-EINVAL, skas_run_mem(&self->g, &op, 1, &error));
 	set_xstate_op(&op, img, size);
 	op.reserved = 1;
-	EXPECT_EQ(-EINVAL, run_mem(t, &op, 1, &error));
+	EXPECT_EQ(-EINVAL, skas_run_mem(&self->g, &op, 1, &error));
 	/* One image per batch. */
 	set_xstate_op(&two[0], img, size);
 	set_xstate_op(&two[1], img, size);
-	EXPECT_EQ(-EINVAL, run_mem(t, two, 2, &error));
+	EXPECT_EQ(-EINVAL, skas_run_mem(&self->g, two, 2, &error));
 	/* SKAS_MEM on the address space: no thread to load it in. */
 	set_xstate_op(&op, img, size);
 	memset(&b, 0, sizeof(b));
