@@ -346,7 +346,12 @@ TEST_F(spin, idle_sides_cost_no_cpu)
 	EXPECT_EQ(39U, run->exit.syscall.nr);
 	EXPECT_EQ(0, (long)run->regs.rbx) TH_LOG("nanosleep: %ld",
 						 (long)run->regs.rbx);
-	EXPECT_LT(rt, 20000000LL) TH_LOG("runtime: %lld ns of CPU", rt);
+	/*
+	 * One spin, then a sleep: far below the 300 ms a runtime spinning
+	 * for the whole sleep would take (the bound and its reason are the
+	 * busy guest's below).
+	 */
+	EXPECT_LT(rt, 100000000LL) TH_LOG("runtime: %lld ns of CPU", rt);
 
 	/* The runtime in SKAS_RUN while the guest computes, until a kick. */
 	run->regs.rip = CODE + sizeof(sleeper) - 2;
