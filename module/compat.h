@@ -48,4 +48,19 @@
 #define SKAS_WF_CURRENT_CPU	0
 #endif
 
+/*
+ * The sys_enter probe's RCU read side.  Up to 6.13 a tracepoint calls its
+ * probes with preemption disabled, which is an RCU read-side critical
+ * section already: the lookup needs no lock of its own, and that probe
+ * runs at every syscall of every task.  From 6.14 the syscall tracepoints
+ * may fault and call their probes preemptible: take the lock there.
+ */
+#ifdef SKAS_COMPAT_FAULTABLE_SYSCALL_TP
+#define skas_sys_enter_lock()		rcu_read_lock()
+#define skas_sys_enter_unlock()		rcu_read_unlock()
+#else
+#define skas_sys_enter_lock()		lockdep_assert_preemption_disabled()
+#define skas_sys_enter_unlock()		do { } while (0)
+#endif
+
 #endif /* _SKAS_COMPAT_H */

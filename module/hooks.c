@@ -9,7 +9,9 @@
  * readable in /sys/module/skas/parameters/probes_registered.
  *
  * Every probe first looks current (or the signal's target) up in an RCU
- * hash of guest tasks; for any other task that is all it costs.
+ * hash of guest tasks; for any other task that is all it costs.  The
+ * sys_enter probe, the one at every syscall, is the run path's entry and
+ * lives in run.c with it.
  */
 
 #include <linux/hash.h>
@@ -27,22 +29,11 @@ module_param_named(probes_registered, skas_probes_registered, int, 0444);
 MODULE_PARM_DESC(probes_registered,
 		 "number of tracepoint probes registered (read-only)");
 
-static DEFINE_HASHTABLE(skas_tasks, 8);
+DEFINE_HASHTABLE(skas_tasks, SKAS_TASKS_BITS);
 static DEFINE_SPINLOCK(skas_tasks_lock);
 
 static DEFINE_MUTEX(skas_hooks_lock);
 static unsigned int skas_hooks_users;
-
-/* Look up the guest thread of @task.  Caller holds rcu_read_lock(). */
-static struct skas_thread *skas_task_lookup(struct task_struct *task)
-{
-	struct skas_thread *t;
-
-	hash_for_each_possible_rcu(skas_tasks, t, hnode, (unsigned long)task)
-		if (t->task == task)
-			return t;
-	return NULL;
-}
 
 /**
  * skas_task_bind() - make t->task a guest task, seen by the probes.
@@ -108,17 +99,6 @@ void skas_task_unbind(struct skas_thread *t)
 	spin_unlock(&skas_tasks_lock);
 	/* Readers are in probes: the final free waits for a grace period. */
 	skas_thread_put(t);
-}
-
-static void skas_probe_sys_enter(void *data, struct pt_regs *regs, long id)
-{
-	struct skas_thread *t;
-
-	rcu_read_lock();
-	t = skas_task_lookup(current);
-	if (unlikely(t))
-		skas_thread_trap_syscall(t, regs, id);
-	rcu_read_unlock();
 }
 
 static void skas_probe_process_exit(void *data, struct task_struct *task)

@@ -195,44 +195,6 @@ static void skas_fstat_work_fn(struct callback_head *cb)
 }
 
 /*
- * The policy of a 64-bit syscall, applied in the probe without a stop:
- * CONST and THREAD answer it (it is skipped: orig_ax = -1 already, and ax
- * gets the value); NATIVE lets it run on the host in this task (orig_ax
- * back to @id) if it passes the safe list's check.  Return: true if
- * handled, false to trap it.
- */
-static bool skas_policy_apply(struct skas_thread *t, struct pt_regs *regs,
-			      long id)
-{
-	struct skas_policy_entry *p;
-	u32 entry;
-
-	/* Pairs with the release that publishes the table. */
-	p = smp_load_acquire(&t->as->policy);
-	if (!p || id < 0 || id >= SKAS_POLICY_NR || in_ia32_syscall())
-		return false;
-	/* Pairs with the release in SKAS_SET_POLICY: the value is set. */
-	entry = smp_load_acquire(&p[id].action);
-	switch (entry & SKAS_ENTRY_ACTION) {
-	case SKAS_POLICY_CONST:
-		regs->ax = READ_ONCE(p[id].value);
-		return true;
-	case SKAS_POLICY_THREAD:
-		regs->ax = READ_ONCE(t->run->thread_value);
-		return true;
-	case SKAS_POLICY_NATIVE:
-		if (!skas_native_ok(t, id, entry, regs))
-			return false;
-		if (id == __NR_newfstatat)
-			return skas_native_as_fstat(t, regs);
-		regs->orig_ax = id;
-		return true;
-	default:
-		return false;
-	}
-}
-
-/*
  * restart_syscall runs on the host only to go on with the NATIVE syscall
  * that this thread's last stop interrupted (-ERESTART_RESTARTBLOCK: the
  * restart block is the one that syscall set up), at the instruction it was
@@ -280,10 +242,11 @@ static void skas_native_entry(struct skas_thread *t, struct pt_regs *regs,
 
 /*
  * A trapped syscall: record its number and arguments, and queue the stop.
- * The lock orders the stop with kicks (stop_queued).
+ * The lock orders the stop with kicks (stop_queued).  Out of line, as the
+ * probe's other calls are (skas_thread_trap_syscall()).
  */
-static void skas_trap_record(struct skas_thread *t, struct pt_regs *regs,
-			     long id)
+static noinline void skas_trap_record(struct skas_thread *t,
+				      struct pt_regs *regs, long id)
 {
 	struct skas_exit_syscall *sc = &t->ev.syscall;
 	unsigned long flags;
@@ -315,13 +278,72 @@ static void skas_trap_record(struct skas_thread *t, struct pt_regs *regs,
 	spin_unlock_irqrestore(&t->lock, flags);
 }
 
-/**
- * skas_thread_trap_syscall() - sys_enter probe for a guest task.
- * @t:    the thread of current.
- * @regs: current's pt_regs.
- * @id:   the syscall number.
- *
- * Runs with preemption disabled.  The syscall is skipped unless the
+/*
+ * A NATIVE entry's syscall: run it on the host in this task (orig_ax back
+ * to @id) if it passes the safe list's check, else trap it.  Out of line:
+ * see skas_thread_trap_syscall().
+ */
+static noinline void skas_trap_native(struct skas_thread *t,
+				      struct pt_regs *regs, long id, u32 entry)
+{
+	if (!skas_native_ok(t, id, entry, regs))
+		skas_trap_record(t, regs, id);
+	else if (id != __NR_newfstatat)
+		regs->orig_ax = id;
+	else if (!skas_native_as_fstat(t, regs))
+		skas_trap_record(t, regs, id);
+}
+
+/*
+ * The policy of a 64-bit syscall, applied in the probe without a stop:
+ * CONST and THREAD answer it (it is skipped: orig_ax = -1 already, and ax
+ * gets the value); NATIVE runs it or traps it (skas_trap_native()).
+ * Return: true if handled, false to trap it.
+ */
+static bool skas_policy_apply(struct skas_thread *t, struct pt_regs *regs,
+			      long id)
+{
+	struct skas_policy_entry *p;
+	u32 entry;
+
+	/* Pairs with the release that publishes the table. */
+	p = smp_load_acquire(&t->as->policy);
+	if (!p || id < 0 || id >= SKAS_POLICY_NR || in_ia32_syscall())
+		return false;
+	/* Pairs with the release in SKAS_SET_POLICY: the value is set. */
+	entry = smp_load_acquire(&p[id].action);
+	switch (entry & SKAS_ENTRY_ACTION) {
+	case SKAS_POLICY_CONST:
+		regs->ax = READ_ONCE(p[id].value);
+		return true;
+	case SKAS_POLICY_THREAD:
+		regs->ax = READ_ONCE(t->run->thread_value);
+		return true;
+	case SKAS_POLICY_NATIVE:
+		skas_trap_native(t, regs, id, entry);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * What the probe rarely sees: a traced guest (killed: skas_guest_traced())
+ * or an armed native syscall.
+ */
+static noinline void skas_trap_unusual(struct skas_thread *t,
+				       struct pt_regs *regs, long id)
+{
+	if (skas_guest_traced(t))
+		regs->orig_ax = -1;
+	else
+		skas_native_entry(t, regs, id);
+}
+
+/*
+ * The sys_enter probe for a guest task: @t is the thread of current, @regs
+ * its pt_regs, @id the syscall number.  Runs with preemption disabled
+ * (up to 6.13; skas_sys_enter_lock()).  The syscall is skipped unless the
  * runtime allowed it: a one-shot skas_native_arm(), a NATIVE policy entry,
  * or the restart of an interrupted NATIVE syscall.  A traced guest is
  * killed (skas_guest_traced()).
@@ -330,19 +352,19 @@ static void skas_trap_record(struct skas_thread *t, struct pt_regs *regs,
  * THREAD, NATIVE) cost no more than their lookup: what is read is this
  * task's own (native_armed, restart_ok and stop_queued are written only
  * by the guest task once it runs, or before it first does), or changes
- * from elsewhere only while the task is parked (state).
+ * from elsewhere only while the task is parked (state).  Every path that
+ * calls out ends in the call (skas_trap_unusual(), skas_trap_native(),
+ * skas_trap_record()), so that nothing is saved across one: inlined in
+ * the probe, neither a miss (a host task) nor a policy's answer pushes a
+ * register.
  */
-void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
-			      long id)
+static void skas_thread_trap_syscall(struct skas_thread *t,
+				     struct pt_regs *regs, long id)
 {
 	bool restart_ok;
 
-	if (skas_guest_traced(t)) {
-		regs->orig_ax = -1;
-		return;
-	}
-	if (unlikely(t->native_armed)) {
-		skas_native_entry(t, regs, id);
+	if (unlikely(READ_ONCE(current->ptrace) || t->native_armed)) {
+		skas_trap_unusual(t, regs, id);
 		return;
 	}
 	regs->orig_ax = -1;
@@ -353,6 +375,24 @@ void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
 	    skas_policy_apply(t, regs, id))
 		return;
 	skas_trap_record(t, regs, id);
+}
+
+/**
+ * skas_probe_sys_enter() - the sys_enter probe (module/hooks.c registers
+ * it): at every syscall of every task while it is registered, so short.
+ * @data: unused.
+ * @regs: current's pt_regs.
+ * @id:   the syscall number.
+ */
+void skas_probe_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	struct skas_thread *t;
+
+	skas_sys_enter_lock();
+	t = skas_task_lookup(current);
+	if (unlikely(t))
+		skas_thread_trap_syscall(t, regs, id);
+	skas_sys_enter_unlock();
 }
 
 /**

@@ -6,6 +6,7 @@
 #define _SKAS_H
 
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -313,8 +314,7 @@ long skas_thread_kick(struct skas_thread *t);
 void skas_thread_kick_locked(struct skas_thread *t);
 void skas_thread_exec(struct skas_thread *t, struct skas_mem_req *req);
 int skas_native_arm(struct skas_thread *t, long nr, const unsigned long *args);
-void skas_thread_trap_syscall(struct skas_thread *t, struct pt_regs *regs,
-			      long id);
+void skas_probe_sys_enter(void *data, struct pt_regs *regs, long id);
 void skas_thread_fault(struct skas_thread *t, int sig);
 void skas_thread_signal(struct skas_thread *t);
 
@@ -350,6 +350,25 @@ void skas_task_unbind(struct skas_thread *t);
 unsigned int skas_tasks_untrace(bool on);
 bool skas_syscall_probe_alone(void);
 extern int skas_probes_registered;
+
+/* The guest tasks, by task_struct (hooks.c), for every probe. */
+#define SKAS_TASKS_BITS	8
+extern DECLARE_HASHTABLE(skas_tasks, SKAS_TASKS_BITS);
+
+/*
+ * Look up the guest thread of @task.  Caller is an RCU reader
+ * (rcu_read_lock(), or preemption disabled).  Inline: the sys_enter
+ * probe (run.c) runs it at every syscall of every task.
+ */
+static inline struct skas_thread *skas_task_lookup(struct task_struct *task)
+{
+	struct skas_thread *t;
+
+	hash_for_each_possible_rcu(skas_tasks, t, hnode, (unsigned long)task)
+		if (t->task == task)
+			return t;
+	return NULL;
+}
 
 /* untrace.c: the host-tax opt-in; both called with the hooks' mutex held */
 void skas_untrace_start(void);
