@@ -221,9 +221,12 @@ static bool skas_native_args_match(struct skas_thread *t,
 	       regs->r10 == a[3] && regs->r8 == a[4] && regs->r9 == a[5];
 }
 
-/* The armed native syscall's entry: let it run if it is the one. */
-static void skas_native_entry(struct skas_thread *t, struct pt_regs *regs,
-			      long id)
+/*
+ * The armed native syscall's entry: let it run if it is the one.  Out of
+ * line, as the probe's other calls are (skas_thread_trap_syscall()).
+ */
+static noinline void skas_native_entry(struct skas_thread *t,
+				       struct pt_regs *regs, long id)
 {
 	unsigned long flags;
 
@@ -327,17 +330,12 @@ static bool skas_policy_apply(struct skas_thread *t, struct pt_regs *regs,
 	}
 }
 
-/*
- * What the probe rarely sees: a traced guest (killed: skas_guest_traced())
- * or an armed native syscall.
- */
-static noinline void skas_trap_unusual(struct skas_thread *t,
-				       struct pt_regs *regs, long id)
+/* A traced guest's syscall (skas_guest_traced()): skipped, the guest killed. */
+static noinline void skas_trap_traced(struct skas_thread *t,
+				      struct pt_regs *regs)
 {
-	if (skas_guest_traced(t))
-		regs->orig_ax = -1;
-	else
-		skas_native_entry(t, regs, id);
+	regs->orig_ax = -1;
+	skas_guest_end(t, SKAS_END_PTRACED);
 }
 
 /*
@@ -353,18 +351,22 @@ static noinline void skas_trap_unusual(struct skas_thread *t,
  * task's own (native_armed, restart_ok and stop_queued are written only
  * by the guest task once it runs, or before it first does), or changes
  * from elsewhere only while the task is parked (state).  Every path that
- * calls out ends in the call (skas_trap_unusual(), skas_trap_native(),
- * skas_trap_record()), so that nothing is saved across one: inlined in
- * the probe, neither a miss (a host task) nor a policy's answer pushes a
- * register.
+ * calls out ends in the call (skas_trap_traced(), skas_native_entry(),
+ * skas_trap_native(), skas_trap_record()), so that nothing is saved
+ * across one: inlined in the probe, neither a miss (a host task) nor a
+ * policy's answer pushes a register.
  */
 static void skas_thread_trap_syscall(struct skas_thread *t,
 				     struct pt_regs *regs, long id)
 {
 	bool restart_ok;
 
-	if (unlikely(READ_ONCE(current->ptrace) || t->native_armed)) {
-		skas_trap_unusual(t, regs, id);
+	if (unlikely(READ_ONCE(current->ptrace))) {
+		skas_trap_traced(t, regs);
+		return;
+	}
+	if (unlikely(t->native_armed)) {
+		skas_native_entry(t, regs, id);
 		return;
 	}
 	regs->orig_ax = -1;
