@@ -99,6 +99,7 @@ static void strace_snap(struct task *t, const struct syscall_desc *d,
 {
 	int i;
 
+	memset(ss->ok, 0, sizeof(ss->ok));
 	for (i = 0; d && d->fmt[i] && i < 6; i++)
 		ss->ok[i] = d->fmt[i] == 's' &&
 			    strncpy_from_guest(t, ss->s[i], a[i],
@@ -305,7 +306,8 @@ void syscall_handle(struct task *t)
 	unsigned long nr = (unsigned int)r->orig_rax;
 	const struct syscall_desc *d = syscall_desc(nr);
 	uint64_t a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
-	struct strace_strings ss = { 0 };
+	/* 390 bytes: set by strace_snap(), only with --strace. */
+	struct strace_strings ss;
 	struct timespec t0;
 	long ret;
 
@@ -348,9 +350,10 @@ void syscall_handle(struct task *t)
 		t->state = TASK_BLOCKED;
 		return;
 	}
-	if (d)
+	if (d && (d->flags & (SC_TMO_TV | SC_TMO_TS)))
 		ret = poll_time_left(t, d->flags, a, ret);
-	sigfd_refresh();
+	if (sigfd_dirty)
+		sigfd_refresh();
 	if (opt.strace)
 		strace_print(t, nr, a, ret, &ss);
 	if (ret != SYS_NORETURN)
