@@ -1249,6 +1249,26 @@ long sys_sync_file_range(struct task *t, const uint64_t *a)
 }
 
 /*
+ * The host's fallocate with the runtime's signals blocked: tmpfs's gives
+ * up with EINTR at any pending signal and undoes what it allocated, and
+ * the slice timer's SIGALRM comes every slice, so an allocation longer
+ * than a slice would fail, or never end if asked again.  The tick waits.
+ */
+static int host_fallocate(int fd, int mode, int64_t off, int64_t len)
+{
+	sigset_t all, old;
+	int r, e;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	r = fallocate(fd, mode, off, len);
+	e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return r;
+}
+
+/*
  * fallocate: the host checks the mode, the range and the fd; what would
  * grow the file (a plain allocation or FALLOC_FL_ZERO_RANGE, without
  * FALLOC_FL_KEEP_SIZE) is first held to RLIMIT_FSIZE.
@@ -1264,5 +1284,7 @@ long sys_fallocate(struct task *t, const uint64_t *a)
 	if (r == 0 && !(mode & ~FALLOC_FL_ZERO_RANGE) && off >= 0 && len > 0 &&
 	    !__builtin_add_overflow(off, len, &end))
 		r = rlimit_fsize_grow(t, f->hostfd, end);
-	return r ?: (fallocate(f->hostfd, mode, off, len) < 0 ? -errno : 0);
+	if (r)
+		return r;
+	return host_fallocate(f->hostfd, mode, off, len) < 0 ? -errno : 0;
 }
