@@ -45,7 +45,7 @@
 /* Most changes queued on one table (fdpass_syscall()). */
 #define FDPASS_MAX_PEND	1024
 
-static bool pass_on;
+bool fdpass_on;
 /* The host's safe list has no newfstatat (an older skas.ko). */
 static bool no_fstatat;
 /* --stats */
@@ -72,19 +72,14 @@ bool fdpass_marked_nr(unsigned long nr)
 
 void fdpass_init(void)
 {
-	pass_on = !opt.no_fast && !opt.no_passthrough &&
+	fdpass_on = !opt.no_fast && !opt.no_passthrough &&
 		  (uml_host_policies(host) &
 		   UML_POLICY_BIT(UML_POLICY_NATIVE_MARKED));
 }
 
-bool fdpass_enabled(void)
-{
-	return pass_on;
-}
-
 void fdpass_stats_print(void)
 {
-	if (!pass_on) {
+	if (!fdpass_on) {
 		fprintf(stderr, "umlrun: native file I/O off (%s)\n",
 			opt.no_fast ? "--no-fast" :
 			opt.no_passthrough ? "--no-passthrough" :
@@ -124,7 +119,7 @@ void fdpass_aspace_new(struct proc *p, bool set_policy)
 	unsigned int i;
 	int r;
 
-	if (!pass_on)
+	if (!fdpass_on)
 		return;
 	for (i = 0; set_policy && i < ARRAY_SIZE(marked_nrs); i++) {
 		r = uml_aspace_set_policy(p->as, marked_nrs[i],
@@ -256,7 +251,7 @@ void fdpass_unshared(struct proc *p, struct fdtable *parent_fdt)
 {
 	int i;
 
-	if (!pass_on)
+	if (!fdpass_on)
 		return;
 	if (uml_aspace_mark_fds(p->as, 0, UML_FD_MARK_MAX, 0) < 0)
 		die("cannot clear the fd marks");
@@ -371,7 +366,7 @@ void fdpass_fork(struct proc *c, struct proc *parent)
 	struct fdtable *pf = parent->fdt, *cf = c->fdt;
 	int i;
 
-	if (!pass_on || c->as_shared)
+	if (!fdpass_on || c->as_shared)
 		return;
 	if (cf == pf) {	/* CLONE_FILES: two host tables, one guest table */
 		fdpass_drop(pf);
@@ -407,13 +402,13 @@ static bool later_op(const struct fdtable *fdt, unsigned int i,
 	return false;
 }
 
-unsigned int fdpass_take(struct task *t, struct fdpass_batch *b)
+/* fdpass_take() (umlrun.h) with changes queued on @t's table. */
+unsigned int fdpass_take_queued(struct task *t, struct fdpass_batch *b)
 {
 	struct fdtable *fdt = mirror_of(t);
 	unsigned int i, n;
 	bool early;
 
-	b->n = 0;
 	if (!fdt || !fdt->npend || fdt->inflight)
 		return 0;
 	/* One thread, a table of its own: nobody changes it meanwhile. */
@@ -456,17 +451,15 @@ unsigned int fdpass_take(struct task *t, struct fdpass_batch *b)
 }
 
 /*
- * The run with batch @b returned @r (lock held again).  Returns true if
- * the batch failed and nothing ran: the mirror is gone, run again.
+ * fdpass_done() (umlrun.h) of a batch of @b->n changes: true if it failed
+ * and nothing ran (the mirror is gone).
  */
-bool fdpass_done(struct task *t, struct fdpass_batch *b, int r)
+bool fdpass_done_batch(struct task *t, struct fdpass_batch *b, int r)
 {
 	struct fdtable *fdt = b->fdt;
 	unsigned int i;
 	bool failed;
 
-	if (!b->n)
-		return false;
 	fdt->inflight = false;
 	fdt->pass_hold--;
 	if (!fdt->refs) {	/* the table went meanwhile (fdt_put()) */

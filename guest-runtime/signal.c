@@ -483,10 +483,10 @@ bool sig_on_altstack(const struct task *t, uint64_t sp)
 }
 
 /*
- * Deliver pending signals to a task about to return to the guest.
- * Return false if the task died.
+ * sig_deliver() (umlrun.h) with a signal pending or a mask to restore:
+ * false if the task died.
  */
-bool sig_deliver(struct task *t)
+bool sig_deliver_pending(struct task *t)
 {
 	struct ksiginfo si;
 	struct ksigaction *act;

@@ -48,15 +48,22 @@ static pthread_cond_t resume_cv = PTHREAD_COND_INITIALIZER;
 static struct worker *stopper;	/* who stopped the world, NULL if none */
 static int parked;		/* workers waiting for the world to start */
 
-void brl_lock(void)
+/* Another worker stopped the world: wait, touching nothing, until it goes. */
+static void __attribute__((noinline)) brl_park(void)
 {
-	pthread_mutex_lock(&big_lock);
 	while (stopper && stopper != self) {
 		parked++;
 		pthread_cond_signal(&stop_cv);
 		pthread_cond_wait(&resume_cv, &big_lock);
 		parked--;
 	}
+}
+
+void brl_lock(void)
+{
+	pthread_mutex_lock(&big_lock);
+	if (stopper && stopper != self)
+		brl_park();
 }
 
 /* A stopper lets the world go on before it lets the lock go. */

@@ -164,7 +164,11 @@ struct fdpass_batch {
 	bool early[FDPASS_BATCH];	/* the install marks it itself */
 };
 void fdpass_init(void);
-bool fdpass_enabled(void);
+extern bool fdpass_on;	/* native file I/O is on (fdpass_init()) */
+static inline bool fdpass_enabled(void)
+{
+	return fdpass_on;
+}
 bool fdpass_marked_nr(unsigned long nr);
 void fdpass_stats_print(void);	/* --stats */
 void fdpass_aspace_new(struct proc *p, bool set_policy);
@@ -177,8 +181,8 @@ void fdpass_limits(struct proc *p);
 void fdpass_fork(struct proc *c, struct proc *parent);
 void fdpass_unshared(struct proc *p, struct fdtable *parent_fdt);
 bool fdpass_release(struct fdtable *fdt);
-unsigned int fdpass_take(struct task *t, struct fdpass_batch *b);
-bool fdpass_done(struct task *t, struct fdpass_batch *b, int r);
+unsigned int fdpass_take_queued(struct task *t, struct fdpass_batch *b);
+bool fdpass_done_batch(struct task *t, struct fdpass_batch *b, int r);
 
 struct file *file_new(int hostfd, int flags);
 bool would_block(struct file *f, short events);	/* a blocking host fd's poll */
@@ -612,6 +616,27 @@ void proc_exit_group(struct proc *p, int wstatus);
 void proc_reap(struct proc *p);
 struct task *task_first_alive(struct proc *p);
 
+/*
+ * The changes queued on @t's fd table to send with its resume (fdpass.c);
+ * b->n is 0 if none.  Inline: every resume asks, and most have none.
+ */
+static inline unsigned int fdpass_take(struct task *t, struct fdpass_batch *b)
+{
+	b->n = 0;
+	if (!t->p->fdt || !t->p->fdt->npend)
+		return 0;
+	return fdpass_take_queued(t, b);
+}
+
+/*
+ * The run with batch @b returned @r (lock held again): true if the batch
+ * failed and nothing ran, so the run goes again without it.
+ */
+static inline bool fdpass_done(struct task *t, struct fdpass_batch *b, int r)
+{
+	return b->n && fdpass_done_batch(t, b, r);
+}
+
 /* ---- scheduler (sched.c) ----------------------------------------------- */
 
 void sched_wake(struct task *t);
@@ -728,7 +753,18 @@ bool sig_wait_unmask(struct task *t);
 long sig_wait_mask_end(struct task *t, long r);
 int sig_send_proc(struct proc *p, const struct ksiginfo *si);
 void sig_force(struct task *t, const struct ksiginfo *si);
-bool sig_deliver(struct task *t);	/* false if the task died */
+bool sig_deliver_pending(struct task *t);
+/*
+ * Deliver pending signals to a task about to return to the guest; false
+ * if the task died.  Inline, as fdpass_take(): every resume asks, and
+ * most have nothing to do.
+ */
+static inline bool sig_deliver(struct task *t)
+{
+	if (!t->restore_sigmask && !(t->pending.set | t->p->shared_pending.set))
+		return true;
+	return sig_deliver_pending(t);
+}
 bool sig_on_altstack(const struct task *t, uint64_t sp);
 /* sigframe.c */
 #define SIGINFO_SIZE	128
