@@ -61,10 +61,19 @@ static int skas_handoff_wake(struct wait_queue_entry *wait, unsigned int mode,
 	return autoremove_wake_function(wait, mode, flags, key);
 }
 
-/* Wake the other side of a hand-off, which waits on @wq. */
+/*
+ * Wake the other side of a hand-off, which waits on @wq.  A side that
+ * spins or yields is not on @wq yet: then there is no wake-up to make,
+ * and no lock of @wq to take (a cache line both CPUs would write).  The
+ * barrier of wq_has_sleeper() pairs with prepare_to_wait_event()'s, whose
+ * waiter checks its condition again once queued: either it sees the new
+ * state, or this sees it queued.
+ */
 static void skas_handoff_wake_up(struct skas_thread *t,
 				 struct wait_queue_head *wq)
 {
+	if (!wq_has_sleeper(wq))
+		return;
 	if (READ_ONCE(t->spin_ns))
 		wake_up(wq);
 	else

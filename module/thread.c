@@ -303,6 +303,8 @@ static __poll_t skas_thread_poll(struct file *file, poll_table *wait)
 	int state;
 
 	poll_wait(file, &t->rt_wq, wait);
+	/* Queued before the state is read: pairs with wq_has_sleeper() (run.c). */
+	smp_mb();
 	state = READ_ONCE(t->state);
 	if (state == SKAS_T_DEAD)
 		return EPOLLIN | EPOLLHUP;
