@@ -33,22 +33,29 @@
 
 int tty_fg_pgrp;
 
-struct file *file_new(int hostfd, int flags)
+/* file_new() of a host fd whose fstat() is @st (NULL: it failed). */
+struct file *file_new_stat(int hostfd, int flags, const struct stat *st)
 {
 	struct file *f = calloc(1, sizeof(*f));
-	struct stat st;
 
 	if (!f)
 		return NULL;
 	f->refs = 1;
 	f->hostfd = hostfd;
 	f->flags = flags & ~O_CLOEXEC;
-	if (fstat(hostfd, &st) == 0) {
-		f->pollable = S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ||
-			      S_ISSOCK(st.st_mode);
-		f->in_proc = procfs_is_procfs(&st);
+	if (st) {
+		f->pollable = S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode) ||
+			      S_ISSOCK(st->st_mode);
+		f->in_proc = procfs_is_procfs(st);
 	}
 	return f;
+}
+
+struct file *file_new(int hostfd, int flags)
+{
+	struct stat st;
+
+	return file_new_stat(hostfd, flags, fstat(hostfd, &st) == 0 ? &st : NULL);
 }
 
 struct file *file_get(struct file *f)

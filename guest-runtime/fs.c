@@ -244,14 +244,20 @@ static int path_resolve(struct task *t, int gdirfd, struct hpath *hp,
 	return 0;
 }
 
+/* Copy guest path @upath into @hp, unresolved: its length, or -errno. */
+static int path_read(struct task *t, uint64_t upath, struct hpath *hp)
+{
+	hp->tmpfd = -1;
+	hp->host = false;
+	return strncpy_from_guest(t, hp->buf, upath, sizeof(hp->buf));
+}
+
 /* Copy guest path @upath in and resolve it. */
 static int path_get(struct task *t, int gdirfd, uint64_t upath,
 		    struct hpath *hp, bool follow)
 {
-	int n = strncpy_from_guest(t, hp->buf, upath, sizeof(hp->buf));
+	int n = path_read(t, upath, hp);
 
-	hp->tmpfd = -1;
-	hp->host = false;
 	if (n < 0)
 		return n;
 	return path_resolve(t, gdirfd, hp, follow);
@@ -270,14 +276,11 @@ static int path_may_write(struct hpath *hp)
 }
 
 /* /proc/<guest pid>/stat and friends: a file made by procfs.c. */
-static long procfs_open_guest(struct task *t, uint64_t upath, int flags)
+static long procfs_open_guest(struct task *t, const char *path, int flags)
 {
-	char path[PATH_MAX];
 	struct file *f;
 	int fd;
 
-	if (strncpy_from_guest(t, path, upath, sizeof(path)) < 0)
-		return 0;
 	fd = procfs_open(t, path);
 	if (fd <= 0)
 		return fd;
@@ -518,18 +521,22 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 {
 	struct hpath hp;
 	struct file *f;
+	struct stat st;
 	int r, fd, opath;
-	bool fifo;
+	bool fifo, st_ok, in_proc;
 
 	if (t->w.fifo_held)	/* called again, waiting in a FIFO's open */
 		return fifo_open_again(t, flags);
-	r = procfs_open_guest(t, upath, flags);
-	if (r)
-		return r;
-	r = path_get(t, gdirfd, upath, &hp, !(flags & O_NOFOLLOW) &&
-		     (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL));
+	r = path_read(t, upath, &hp);
 	if (r < 0)
 		return r;
+	r = procfs_open_guest(t, hp.buf, flags);
+	if (r)
+		return r;
+	r = path_resolve(t, gdirfd, &hp, !(flags & O_NOFOLLOW) &&
+			 (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL));
+	if (r < 0)
+		goto out;
 	if (((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) &&
 	    (r = path_may_write(&hp)) < 0)
 		goto out;
@@ -547,7 +554,14 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 		r = -errno;
 		goto out;
 	}
-	if (procfs_is_runtime(fd)) {
+	/*
+	 * umlrun's own /proc/<pid> and /proc itself are on the host's /proc:
+	 * the readlink()s that tell them are for files there (or of unknown
+	 * kind) only.
+	 */
+	st_ok = fstat(fd, &st) == 0;
+	in_proc = !st_ok || procfs_is_procfs(&st);
+	if (in_proc && procfs_is_runtime(fd)) {
 		close(fd);
 		r = -EACCES;
 		goto out;
@@ -556,13 +570,13 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 		r = fifo_open(t, fd, -1, flags);
 		goto out;
 	}
-	f = file_new(fd, flags);
+	f = file_new_stat(fd, flags, st_ok ? &st : NULL);
 	if (!f) {
 		close(fd);
 		r = -ENOMEM;
 		goto out;
 	}
-	f->procdir = t->p->root->slash && procfs_is_root(fd);
+	f->procdir = t->p->root->slash && in_proc && procfs_is_root(fd);
 	r = fd_install(t, 0, f, flags & O_CLOEXEC);
 out:
 	hpath_put(&hp);

@@ -394,6 +394,9 @@ int copy_to_guest(struct task *t, uint64_t dst, const void *src, size_t len)
 	return uml_mem_write(t->p->as, dst, src, len) == (long)len ? 0 : -EFAULT;
 }
 
+/* What strncpy_from_guest() reads first: paths and names fit, mostly. */
+#define STR_FIRST_CHUNK	256
+
 /* Copy a NUL-terminated string; its length, -EFAULT or -ENAMETOOLONG. */
 int strncpy_from_guest(struct task *t, char *dst, uint64_t src, size_t max)
 {
@@ -406,6 +409,9 @@ int strncpy_from_guest(struct task *t, char *dst, uint64_t src, size_t max)
 		char *nul;
 		long n;
 
+		/* Most strings are short: a page's rest only after the first. */
+		if (!done && chunk > STR_FIRST_CHUNK)
+			chunk = STR_FIRST_CHUNK;
 		if (chunk > max - done)
 			chunk = max - done;
 		if (!access_ok(t->p->mm, src + done, chunk, PROT_READ))

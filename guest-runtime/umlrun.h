@@ -185,6 +185,8 @@ unsigned int fdpass_take_queued(struct task *t, struct fdpass_batch *b);
 bool fdpass_done_batch(struct task *t, struct fdpass_batch *b, int r);
 
 struct file *file_new(int hostfd, int flags);
+struct stat;
+struct file *file_new_stat(int hostfd, int flags, const struct stat *st);
 bool would_block(struct file *f, short events);	/* a blocking host fd's poll */
 void send_sigpipe(struct task *t);
 /* lock.c: fcntl record locks and flock among guest processes */
