@@ -555,13 +555,13 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 		goto out;
 	}
 	/*
-	 * umlrun's own /proc/<pid> and /proc itself are on the host's /proc:
-	 * the readlink()s that tell them are for files there (or of unknown
-	 * kind) only.
+	 * umlrun's own /proc/<pid> and /proc itself are on a procfs: the
+	 * readlink()s that tell them are for files there (or of unknown kind)
+	 * only.
 	 */
 	st_ok = fstat(fd, &st) == 0;
-	in_proc = !st_ok || procfs_is_procfs(&st);
-	if (in_proc && procfs_is_runtime(fd)) {
+	in_proc = !st_ok || procfs_fd_on_proc(fd, &st);
+	if (in_proc && procfs_names_runtime(fd)) {
 		close(fd);
 		r = -EACCES;
 		goto out;

@@ -14,11 +14,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -297,20 +300,91 @@ void procfs_host_to_guest(char *path, size_t len)
 	}
 }
 
-/* Does this host fd lead into the runtime's own /proc/<pid>? */
+/*
+ * Is host fd @fd, whose fstat() is @st, on a procfs, at /proc or mounted
+ * anywhere else?  Every procfs has an anonymous device (major 0), as
+ * tmpfs has; only those are asked.
+ */
+bool procfs_fd_on_proc(int fd, const struct stat *st)
+{
+	struct statfs sfs;
+
+	if (major(st->st_dev) != 0)
+		return false;
+	return fstatfs(fd, &sfs) < 0 || sfs.f_type == PROC_SUPER_MAGIC;
+}
+
+/* Is @id the runtime's pid or the id of one of its threads? */
+static bool runtime_id(long id)
+{
+	char buf[4096];
+	long n, off;
+	int fd;
+
+	if (id <= 0)
+		return false;	/* no task's id, and "." would read as 0 */
+	if (id == getpid())
+		return true;
+	fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return true;	/* cannot tell: as if it were */
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+
+			off += d->d_reclen;
+			if (strtol(d->d_name, NULL, 10) == id) {
+				close(fd);
+				return true;
+			}
+		}
+	}
+	close(fd);
+	return n < 0;
+}
+
+/*
+ * Does this host fd lead into the runtime's own /proc/<pid> or
+ * /proc/<tid>, through /proc or any other mount of a procfs?  The fd's
+ * path (its /proc/self/fd link) names the runtime's pid or a thread's id
+ * as one of its parts: <mount>/<pid>/..., <mount>/<tid>/...,
+ * <mount>/<pid>/task/<tid>/...  The mount may be anywhere, with any
+ * name, so every all-digit part is asked: a file of the host's procfs
+ * whose other number happens to be a runtime id (/proc/irq/N,
+ * /proc/<pid>/fdinfo/N) is refused too, never the other way round.
+ */
 bool procfs_is_runtime(int hostfd)
 {
-	char link[64], target[PATH_MAX], me[32];
-	size_t n;
+	struct stat st;
+
+	if (fstat(hostfd, &st) == 0 && !procfs_fd_on_proc(hostfd, &st))
+		return false;
+	return procfs_names_runtime(hostfd);
+}
+
+/* procfs_is_runtime() of a file known to be on a procfs (or not known). */
+bool procfs_names_runtime(int hostfd)
+{
+	char link[64], target[PATH_MAX], *part, *end;
 	ssize_t r;
+	long id;
 
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", hostfd);
 	r = readlink(link, target, sizeof(target) - 1);
 	if (r < 0)
-		return false;
+		return true;	/* cannot tell: as if it were */
 	target[r] = 0;
-	n = snprintf(me, sizeof(me), "/proc/%d", getpid());
-	return strncmp(target, me, n) == 0 && (!target[n] || target[n] == '/');
+	for (part = target; *part; part = end) {
+		while (*part == '/')
+			part++;
+		end = part + strcspn(part, "/");
+		if (end == part || strspn(part, "0123456789") != (size_t)(end - part))
+			continue;
+		id = strtol(part, NULL, 10);
+		if (runtime_id(id))
+			return true;
+	}
+	return false;
 }
 
 /* ---- the guest's processes in /proc ---- */

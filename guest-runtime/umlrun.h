@@ -241,11 +241,13 @@ int pidfd_wait_target(struct task *t, int fd, int *pid, bool *nonblock);
 /* /proc and /dev/fd as the guest sees them (procfs.c). */
 int procfs_rewrite(struct task *t, char *path, size_t len);
 bool procfs_is_runtime(int hostfd);
+bool procfs_names_runtime(int hostfd);
 struct proc *procfs_exe_proc(struct task *t, const char *path);
 int procfs_open(struct task *t, const char *path);
 bool procfs_is_root(int hostfd);
 struct stat;
 bool procfs_is_procfs(const struct stat *st);
+bool procfs_fd_on_proc(int fd, const struct stat *st);
 void procfs_host_to_guest(char *path, size_t len);
 long procfs_getdents(struct task *t, struct file *f, uint64_t ubuf, size_t n);
 void proc_set_cmdline(struct proc *p, char **argv, int argc);

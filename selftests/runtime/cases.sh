@@ -591,6 +591,27 @@ expect_output "--root: .. and absolute symlinks stay inside" "$(printf '/bin\nin
 ln -s /proc/self/mem "$WORK/selfmem"
 expect_grep "no runtime memory through a symlink to /proc/self" \
 	"Permission denied" $BB cat "$WORK/selfmem"
+# Any other mount of a procfs (a container's, a chroot's) is one more
+# spelling of umlrun's /proc/<pid> and /proc/<tid>: none of its entries
+# through that one either.  umlrun runs under a name of its own to be told.
+mkdir "$WORK/proc2"
+if $BB mount -t proc proc "$WORK/proc2" 2>/dev/null; then
+	ln -s "$($BB readlink -f "$UMLRUN")" "$WORK/umlrun-proc2"
+	p2_out=$(guest_timeout "$WORK/umlrun-proc2" --backend="$B" $UOPTS --cpus=2 \
+		$BB sh -c "for d in $WORK/proc2/[0-9]*; do
+			grep -l '^Name:.umlrun-proc2' \$d/status \$d/task/*/status
+		done 2>/dev/null; echo scanned" 2>&1)
+	$BB umount "$WORK/proc2"
+	if [ "$p2_out" = scanned ]; then
+		ok "no runtime entries through another mount of a procfs"
+	else
+		not_ok "no runtime entries through another mount of a procfs"
+		echo "$p2_out" | $BB head -5 | $BB sed 's/^/# /'
+	fi
+else
+	skip_case "no runtime entries through another mount of a procfs" \
+		"cannot mount a procfs here"
+fi
 # A relative /proc path names the guest's own entries, as the kernel's do:
 # its /proc/self/mem, unreadable at 0 (EIO), never the runtime's.
 run_case "no runtime memory through a relative /proc path" \
