@@ -67,26 +67,44 @@ static int exec_strings_fit(const struct proc *p, uint64_t strs)
 /*
  * Guest memory read a page at a time: argv and envp, their pointers and
  * their strings, are a few pages, read once each rather than once per
- * pointer and per string.
+ * pointer and per string.  A pointer array and its strings are on
+ * different pages (argv's strings and envp's array too), so the reader
+ * keeps a few: with one, each pointer and each string read a whole page.
  */
+#define RD_PAGES	4
 struct strv_reader {
 	struct task *t;
-	uint64_t page;		/* the guest page in buf; 1: none */
-	char buf[PAGE_SIZE];
+	uint64_t page[RD_PAGES];	/* the guest page in buf[i]; 1: none */
+	unsigned int next;		/* the slot to read into next */
+	char buf[RD_PAGES][PAGE_SIZE];
 };
+
+static void rd_init(struct strv_reader *rd, struct task *t)
+{
+	int i;
+
+	rd->t = t;
+	rd->next = 0;
+	for (i = 0; i < RD_PAGES; i++)
+		rd->page[i] = 1;
+}
 
 /* The bytes at @addr to the end of its page, or NULL if unreadable. */
 static const char *rd_at(struct strv_reader *rd, uint64_t addr)
 {
 	uint64_t page = PAGE_DOWN(addr);
+	unsigned int i;
 
-	if (rd->page != page) {
-		rd->page = 1;
-		if (copy_from_guest(rd->t, rd->buf, page, PAGE_SIZE) < 0)
-			return NULL;
-		rd->page = page;
-	}
-	return rd->buf + (addr - page);
+	for (i = 0; i < RD_PAGES; i++)
+		if (rd->page[i] == page)
+			return rd->buf[i] + (addr - page);
+	i = rd->next;
+	rd->next = (i + 1) % RD_PAGES;
+	rd->page[i] = 1;
+	if (copy_from_guest(rd->t, rd->buf[i], page, PAGE_SIZE) < 0)
+		return NULL;
+	rd->page[i] = page;
+	return rd->buf[i] + (addr - page);
 }
 
 static int rd_u64(struct strv_reader *rd, uint64_t addr, uint64_t *v)
@@ -481,8 +499,7 @@ long sys_execve(struct task *t, const uint64_t *a)
 		return r;
 	}
 	bytes = r + 1;
-	rd->t = t;
-	rd->page = 1;
+	rd_init(rd, t);
 	r = copy_strv(rd, a[1], &ea.argv, &ea.argc, &bytes, limit);
 	if (r == 0)
 		r = copy_strv(rd, a[2], &ea.envp, &ea.envc, &bytes, limit);
