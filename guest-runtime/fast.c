@@ -163,6 +163,17 @@ void fast_aspace_init(struct proc *p)
 			thread_on = false;
 		}
 	}
+	/*
+	 * rseq: umlrun has none, so its answer is -ENOSYS whatever the
+	 * arguments (misc.c): glibc asks at every program's and thread's
+	 * start.  Kept through exec and fork, as the policy is.
+	 */
+	if (const_on) {
+		r = uml_aspace_set_policy(p->as, SYS_rseq, UML_POLICY_CONST,
+					  -ENOSYS);
+		if (r < 0 && opt.stats)
+			warnx_("rseq stays trapped: %s", uml_strerror(r));
+	}
 	for (i = 0; native_on && i < ARRAY_SIZE(native_nrs); i++) {
 		r = uml_aspace_set_policy(p->as, native_nrs[i],
 					  UML_POLICY_NATIVE, 0);
@@ -184,6 +195,8 @@ const char *fast_tier_name(unsigned long nr)
 	for (i = 0; i < FAST_NCONST; i++)
 		if (const_nrs[i] == nr)
 			return "const";
+	if (nr == SYS_rseq)
+		return "const";
 	for (i = 0; i < ARRAY_SIZE(native_nrs); i++)
 		if (native_nrs[i] == nr)
 			return "native";

@@ -28,7 +28,9 @@ BEGIN {
 	if ($3 == "restart")
 		note = "restarted after an ``SA_RESTART`` handler"
 	tier = NF > 2 ? $NF : ""
-	if (tier == "const")
+	if (tier == "const" && $2 == "rseq")
+		note = "fast tier CONST: the host answers -ENOSYS"
+	else if (tier == "const")
 		note = "fast tier CONST: the host answers with the process'"'"'s value"
 	else if (tier == "thread")
 		note = "fast tier THREAD: the host answers with the thread'"'"'s tid"
