@@ -195,8 +195,8 @@ static int proc_relative(struct task *t, int gdirfd, struct hpath *hp)
 }
 
 /* Resolve the guest path in hp->buf (relative to @gdirfd) for a host *at call. */
-static int path_resolve(struct task *t, int gdirfd, struct hpath *hp,
-			bool follow)
+static int path_resolve_in(struct task *t, int gdirfd, struct hpath *hp,
+			   bool follow)
 {
 	struct proc *p;
 	int r;
@@ -242,6 +242,21 @@ static int path_resolve(struct task *t, int gdirfd, struct hpath *hp,
 	if (!t->p->root->slash && hp->buf[0])
 		return relative_in_root(t, hp->dirfd, hp, follow);
 	return 0;
+}
+
+/*
+ * Resolve the guest path in @hp as path_resolve_in() does; on failure
+ * nothing of it stays open (a --root walk's directory fd), so that no
+ * caller can leak one.
+ */
+static int path_resolve(struct task *t, int gdirfd, struct hpath *hp,
+			bool follow)
+{
+	int r = path_resolve_in(t, gdirfd, hp, follow);
+
+	if (r < 0)
+		hpath_put(hp);
+	return r;
 }
 
 /* Copy guest path @upath into @hp, unresolved: its length, or -errno. */

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,18 +315,91 @@ bool procfs_fd_on_proc(int fd, const struct stat *st)
 	return fstatfs(fd, &sfs) < 0 || sfs.f_type == PROC_SUPER_MAGIC;
 }
 
-/* Is @id the runtime's pid or the id of one of its threads? */
-static bool runtime_id(long id)
+/* Undo mountinfo's octal escapes (\040 for a space...) in place. */
+static void mountinfo_unescape(char *s)
 {
-	char buf[4096];
+	char *d = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d++ = (s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0');
+			s += 4;
+		} else {
+			*d++ = *s++;
+		}
+	}
+	*d = 0;
+}
+
+/*
+ * Mount @id of /proc/self/mountinfo: its root in its file system (@root,
+ * "/" unless a bind mount of a part of it) and its mount point (@mp); and
+ * a mount point of the same file system's root (@whole, "" if none is
+ * mounted).  0, or -1 if the mount is not found.
+ */
+static int mount_find(uint64_t id, char *root, char *mp, char *whole,
+		      size_t len)
+{
+	char line[3 * PATH_MAX], r[PATH_MAX], m[PATH_MAX], dev[32] = "";
+	unsigned long long mid;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int found = -1;
+
+	*whole = 0;
+	if (!f)
+		return -1;
+	/* First the mount, then any mount of its file system's root. */
+	while (found < 0 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llu %*u %31s %4095s %4095s", &mid, dev, r,
+			   m) != 4 || mid != id)
+			continue;
+		mountinfo_unescape(r);
+		mountinfo_unescape(m);
+		snprintf(root, len, "%s", r);
+		snprintf(mp, len, "%s", m);
+		found = 0;
+	}
+	rewind(f);
+	while (found == 0 && !*whole && fgets(line, sizeof(line), f)) {
+		struct statx stx;
+		char d[32];
+
+		if (sscanf(line, "%llu %*u %31s %4095s %4095s", &mid, d, r,
+			   m) != 4 || strcmp(d, dev) != 0 || strcmp(r, "/") != 0)
+			continue;
+		mountinfo_unescape(m);
+		/* Only if the path leads to it: not mounted over since. */
+		if (statx(AT_FDCWD, m, AT_NO_AUTOMOUNT, STATX_MNT_ID, &stx) == 0 &&
+		    (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id == mid)
+			snprintf(whole, len, "%s", m);
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Is @id the runtime's pid or a thread's id, as the procfs mounted at @mp
+ * numbers them (its pid namespace's)?  Its "self" is the runtime, which
+ * opens and reads.
+ */
+static bool runtime_id_in(const char *mp, long id)
+{
+	char path[PATH_MAX + 16], self[32], buf[4096];
 	long n, off;
+	ssize_t r;
 	int fd;
 
-	if (id <= 0)
-		return false;	/* no task's id, and "." would read as 0 */
-	if (id == getpid())
+	snprintf(path, sizeof(path), "%s/self", mp);
+	r = readlink(path, self, sizeof(self) - 1);
+	if (r < 0)
+		/* Not in that namespace: no entry there is the runtime's. */
+		return errno != ENOENT;
+	self[r] = 0;
+	if (strtol(self, NULL, 10) == id)
 		return true;
-	fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%s/self/task", mp);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return true;	/* cannot tell: as if it were */
 	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
@@ -333,7 +407,8 @@ static bool runtime_id(long id)
 			struct dirent64 *d = (struct dirent64 *)(buf + off);
 
 			off += d->d_reclen;
-			if (strtol(d->d_name, NULL, 10) == id) {
+			if (d->d_name[0] >= '0' && d->d_name[0] <= '9' &&
+			    strtol(d->d_name, NULL, 10) == id) {
 				close(fd);
 				return true;
 			}
@@ -345,13 +420,13 @@ static bool runtime_id(long id)
 
 /*
  * Does this host fd lead into the runtime's own /proc/<pid> or
- * /proc/<tid>, through /proc or any other mount of a procfs?  The fd's
- * path (its /proc/self/fd link) names the runtime's pid or a thread's id
- * as one of its parts: <mount>/<pid>/..., <mount>/<tid>/...,
- * <mount>/<pid>/task/<tid>/...  The mount may be anywhere, with any
- * name, so every all-digit part is asked: a file of the host's procfs
- * whose other number happens to be a runtime id (/proc/irq/N,
- * /proc/<pid>/fdinfo/N) is refused too, never the other way round.
+ * /proc/<tid>, through /proc or any other mount of a procfs?  A file on a
+ * procfs is one of the runtime's if the first part of its path inside
+ * that procfs (its mount's root and its path below the mount point, from
+ * /proc/self/mountinfo) is the runtime's pid or a thread's id as that
+ * procfs numbers them: another mount may belong to another pid
+ * namespace, and a bind mount of /proc/<pid> alone shows no number in the
+ * fd's path.  Whatever cannot be told is refused.
  */
 bool procfs_is_runtime(int hostfd)
 {
@@ -365,26 +440,43 @@ bool procfs_is_runtime(int hostfd)
 /* procfs_is_runtime() of a file known to be on a procfs (or not known). */
 bool procfs_names_runtime(int hostfd)
 {
-	char link[64], target[PATH_MAX], *part, *end;
+	char link[64], target[PATH_MAX], root[PATH_MAX], mp[PATH_MAX];
+	char whole[PATH_MAX], inner[2 * PATH_MAX];
+	const char *rel;
+	struct statx stx;
+	size_t n;
 	ssize_t r;
-	long id;
 
+	if (statx(hostfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 ||
+	    !(stx.stx_mask & STATX_MNT_ID))
+		return true;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", hostfd);
-	r = readlink(link, target, sizeof(target) - 1);
-	if (r < 0)
+	r = readlink(link, target, sizeof(target));
+	if (r <= 0 || r >= (ssize_t)sizeof(target))
 		return true;	/* cannot tell: as if it were */
 	target[r] = 0;
-	for (part = target; *part; part = end) {
-		while (*part == '/')
-			part++;
-		end = part + strcspn(part, "/");
-		if (end == part || strspn(part, "0123456789") != (size_t)(end - part))
-			continue;
-		id = strtol(part, NULL, 10);
-		if (runtime_id(id))
-			return true;
-	}
-	return false;
+	if (mount_find(stx.stx_mnt_id, root, mp, whole, PATH_MAX) < 0)
+		return true;
+	/* The fd's path below its mount point. */
+	n = strlen(mp);
+	if (strcmp(mp, "/") == 0)
+		rel = target;
+	else if (strncmp(target, mp, n) == 0 &&
+		 (target[n] == '/' || !target[n]))
+		rel = target + n;
+	else
+		return true;
+	snprintf(inner, sizeof(inner), "%s%s",
+		 strcmp(root, "/") == 0 ? "" : root, rel);
+	rel = inner;
+	while (*rel == '/')
+		rel++;
+	n = strspn(rel, "0123456789");
+	if (!n || (rel[n] && rel[n] != '/'))
+		return false;	/* not a process's directory */
+	if (!*whole)
+		return true;	/* no mount to ask who we are there */
+	return runtime_id_in(whole, strtol(rel, NULL, 10));
 }
 
 /* ---- the guest's processes in /proc ---- */

@@ -612,6 +612,24 @@ else
 	skip_case "no runtime entries through another mount of a procfs" \
 		"cannot mount a procfs here"
 fi
+# A bind mount of umlrun's own /proc/<pid> elsewhere (made by whoever
+# started it) shows no number in its files' paths: refused all the same.
+mkdir "$WORK/pidbind"
+p3_out=$(guest_timeout $BB sh -c "$BB mount --bind /proc/\$\$ $WORK/pidbind || exit 9
+	exec \"$WORK/umlrun-proc2\" --backend=$B $UOPTS $BB sh -c \
+		'cat $WORK/pidbind/status $WORK/pidbind/maps; echo scanned'" 2>&1)
+p3_st=$?
+$BB umount "$WORK/pidbind" 2>/dev/null
+if [ $p3_st = 9 ] || [ ! -e "$WORK/umlrun-proc2" ]; then
+	skip_case "no runtime entries through a bind mount of its /proc/<pid>" \
+		"cannot bind-mount here"
+elif echo "$p3_out" | $BB grep -q '^Name:\|^[0-9a-f]\{8,\}-' ||
+     [ "$(echo "$p3_out" | $BB tail -n 1)" != scanned ]; then
+	not_ok "no runtime entries through a bind mount of its /proc/<pid>"
+	echo "$p3_out" | $BB head -5 | $BB sed 's/^/# /'
+else
+	ok "no runtime entries through a bind mount of its /proc/<pid>"
+fi
 # A relative /proc path names the guest's own entries, as the kernel's do:
 # its /proc/self/mem, unreadable at 0 (EIO), never the runtime's.
 run_case "no runtime memory through a relative /proc path" \
