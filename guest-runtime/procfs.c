@@ -419,6 +419,22 @@ static bool runtime_id_in(const char *mp, long id)
 }
 
 /*
+ * Is mount @id the one at /proc, of a procfs's root (it has "self")?
+ * The common case, told without reading /proc/self/mountinfo.
+ */
+static bool proc_root_mount(uint64_t id)
+{
+	struct statx a, b;
+
+	return statx(AT_FDCWD, "/proc", AT_NO_AUTOMOUNT, STATX_MNT_ID, &a) == 0 &&
+	       (a.stx_mask & STATX_MNT_ID) && a.stx_mnt_id == id &&
+	       statx(AT_FDCWD, "/proc/self", AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+		     STATX_MNT_ID | STATX_TYPE, &b) == 0 &&
+	       (b.stx_mask & STATX_MNT_ID) && b.stx_mnt_id == id &&
+	       S_ISLNK(b.stx_mode);
+}
+
+/*
  * Does this host fd lead into the runtime's own /proc/<pid> or
  * /proc/<tid>, through /proc or any other mount of a procfs?  A file on a
  * procfs is one of the runtime's if the first part of its path inside
@@ -455,8 +471,14 @@ bool procfs_names_runtime(int hostfd)
 	if (r <= 0 || r >= (ssize_t)sizeof(target))
 		return true;	/* cannot tell: as if it were */
 	target[r] = 0;
-	if (mount_find(stx.stx_mnt_id, root, mp, whole, PATH_MAX) < 0)
+	if (proc_root_mount(stx.stx_mnt_id) &&
+	    (strncmp(target, "/proc/", 6) == 0 || !strcmp(target, "/proc"))) {
+		strcpy(root, "/");
+		strcpy(mp, "/proc");
+		strcpy(whole, "/proc");
+	} else if (mount_find(stx.stx_mnt_id, root, mp, whole, PATH_MAX) < 0) {
 		return true;
+	}
 	/* The fd's path below its mount point. */
 	n = strlen(mp);
 	if (strcmp(mp, "/") == 0)
