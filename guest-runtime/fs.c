@@ -1110,7 +1110,9 @@ static long set_cwd(struct task *t, int dirfd, const char *name)
 
 	if (fd < 0)
 		return -errno;
-	if (procfs_is_runtime(fd) || fstat(fd, &st) < 0) {
+	/* procfs_is_runtime() with the one fstat() this needs anyway. */
+	if (fstat(fd, &st) < 0 ||
+	    (procfs_fd_on_proc(fd, &st) && procfs_names_runtime(fd))) {
 		close(fd);
 		return -EACCES;
 	}
