@@ -381,6 +381,34 @@ static const char *const task_states[] = {
 };
 
 /*
+ * The workers, for dump_tasks(): what each runs or sleeps in, and its run
+ * queue.  The one that dumps holds the lock; the others are in a guest's
+ * run, in ppoll() or waiting for the lock (a worker that never comes back
+ * from a run shows here as running the same task in every dump).
+ */
+static void dump_workers(void)
+{
+	struct task *t;
+	int i;
+
+	for (i = 0; i < nworkers; i++) {
+		struct worker *w = &workers[i];
+
+		t = __atomic_load_n(&w->run_task, __ATOMIC_ACQUIRE);
+		fprintf(stderr, "umlrun:  worker %d tid %d%s", i, w->tid,
+			w == self ? " (dumping)" : "");
+		if (t)
+			fprintf(stderr, " running tid %d", t->tid);
+		if (__atomic_load_n(&w->in_ppoll, __ATOMIC_ACQUIRE))
+			fprintf(stderr, " in ppoll%s", w->woken ? ", woken" : "");
+		fprintf(stderr, " queue");
+		for (t = w->rq_head; t; t = t->rq_next)
+			fprintf(stderr, " %d", t->tid);
+		fputc('\n', stderr);
+	}
+}
+
+/*
  * SIGUSR1: print every guest task and what it waits for to stderr, so that
  * a hung guest (a test's timeout sends it) can be diagnosed after the fact.
  */
@@ -432,6 +460,7 @@ static void dump_tasks(void)
 			fputc('\n', stderr);
 		}
 	}
+	dump_workers();
 }
 
 static void on_host_signal(int sig)

@@ -75,7 +75,12 @@ static void in_child(const char *name, void (*fn)(void), int want)
 	if (pid < 0)
 		FAIL("%s: fork: %s", name, strerror(errno));
 	if (pid == 0) {
-		alarm(180);	/* all parts: 61 s in the debug kernel's VM */
+		/*
+		 * All parts: 61 s in the debug kernel's VM.  Later than
+		 * busybox.sh's 240 s, whose timeout makes umlrun print its
+		 * tasks and workers first: a hang's diagnosis.
+		 */
+		alarm(600);
 		fn();
 		_exit(0);
 	}
