@@ -29,12 +29,20 @@ struct elf_info {
 	Elf64_Phdr ph[MAX_PHDRS];
 };
 
+/*
+ * The header and program headers of ELF @fd.  One read of the file's
+ * first 1 KiB takes both where, as linkers place them, the program
+ * headers follow the header (up to 17 of them); else a second read.
+ */
 static int elf_read(int fd, struct elf_info *ei)
 {
+	unsigned char head[1024];
+	ssize_t n = pread(fd, head, sizeof(head), 0);
 	size_t len;
 
-	if (pread(fd, &ei->eh, sizeof(ei->eh), 0) != sizeof(ei->eh))
+	if (n < (ssize_t)sizeof(ei->eh))
 		return -ENOEXEC;
+	memcpy(&ei->eh, head, sizeof(ei->eh));
 	if (memcmp(ei->eh.e_ident, ELFMAG, SELFMAG))
 		return -ENOEXEC;
 	if (ei->eh.e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -45,7 +53,9 @@ static int elf_read(int fd, struct elf_info *ei)
 	    ei->eh.e_phnum == 0 || ei->eh.e_phnum > MAX_PHDRS)
 		return -ENOEXEC;
 	len = ei->eh.e_phnum * sizeof(Elf64_Phdr);
-	if (pread(fd, ei->ph, len, ei->eh.e_phoff) != (ssize_t)len)
+	if (ei->eh.e_phoff <= (size_t)n && len <= (size_t)n - ei->eh.e_phoff)
+		memcpy(ei->ph, head + ei->eh.e_phoff, len);
+	else if (pread(fd, ei->ph, len, ei->eh.e_phoff) != (ssize_t)len)
 		return -ENOEXEC;
 	return 0;
 }
@@ -94,8 +104,13 @@ static uint32_t elf_prot(uint32_t pf)
 	       (pf & PF_X ? PROT_EXEC : 0);
 }
 
-static int load_segment(struct task *t, int fd, const Elf64_Phdr *ph,
-			uint64_t bias)
+/*
+ * Map segment @ph of ELF @fd.  The mappings of one ELF share one struct
+ * file (*@fp, made at the first), a copy of @fd that each keeps, as the
+ * kernel's vmas share the file: one dup() and fstat() an ELF.
+ */
+static int load_segment(struct task *t, int fd, struct file **fp,
+			const Elf64_Phdr *ph, uint64_t bias)
 {
 	static const char zeros[PAGE_SIZE];
 	uint64_t va = ph->p_vaddr + bias, start = PAGE_DOWN(va);
@@ -117,14 +132,19 @@ static int load_segment(struct task *t, int fd, const Elf64_Phdr *ph,
 		return -EINVAL;
 	if (ph->p_filesz) {
 		/* The mapping keeps the file (mremap, MADV_DONTNEED). */
-		struct file *f = file_new(fcntl(fd, F_DUPFD_CLOEXEC, 0), O_RDONLY);
+		if (!*fp) {
+			int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 
-		if (!f)
-			return -ENOMEM;
-		r = f->hostfd < 0 ? -EMFILE :
-		    mm_map(t, start, map_end - start, prot, UML_MAP_PRIVATE, f,
-			   PAGE_DOWN(ph->p_offset));
-		file_put(f);
+			if (dup < 0)
+				return -EMFILE;
+			*fp = file_new(dup, O_RDONLY);
+			if (!*fp) {
+				close(dup);
+				return -ENOMEM;
+			}
+		}
+		r = mm_map(t, start, map_end - start, prot, UML_MAP_PRIVATE,
+			   *fp, PAGE_DOWN(ph->p_offset));
 		if (r < 0)
 			return r;
 	} else {
@@ -281,6 +301,7 @@ static int load_interp(struct task *t, int ifd, uint64_t *biasp,
 		       uint64_t *entryp)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, bias = 0, base;
+	struct file *f = NULL;
 	struct elf_info ei;
 	int i, err;
 
@@ -307,13 +328,12 @@ static int load_interp(struct task *t, int ifd, uint64_t *biasp,
 			return -ENOMEM;
 		bias = base - lo;
 	}
-	for (i = 0; i < ei.eh.e_phnum; i++) {
-		if (ei.ph[i].p_type != PT_LOAD)
-			continue;
-		err = load_segment(t, ifd, &ei.ph[i], bias);
-		if (err < 0)
-			return err;
-	}
+	for (i = 0; i < ei.eh.e_phnum && err == 0; i++)
+		if (ei.ph[i].p_type == PT_LOAD)
+			err = load_segment(t, ifd, &f, &ei.ph[i], bias);
+	file_put(f);
+	if (err < 0)
+		return err;
 	*biasp = bias;
 	*entryp = ei.eh.e_entry + bias;
 	return 0;
@@ -331,6 +351,7 @@ int elf_load(struct task *t, int fd, int ifd, const char *execfn,
 	struct elf_info ei;
 	struct uml_regs *r;
 	uint64_t bias = 0, end = 0, sp, ibias = 0, entry;
+	struct file *f = NULL;
 	int i, err;
 
 	err = elf_read(fd, &ei);
@@ -346,17 +367,19 @@ int elf_load(struct task *t, int fd, int ifd, const char *execfn,
 	if (ei.eh.e_type == ET_DYN)
 		bias = PIE_BASE < t->p->mm->mmap_base / 2 ? PIE_BASE
 			: PAGE_DOWN(t->p->mm->mmap_base / 3);
-	for (i = 0; i < ei.eh.e_phnum; i++) {
+	err = 0;
+	for (i = 0; i < ei.eh.e_phnum && err == 0; i++) {
 		const Elf64_Phdr *ph = &ei.ph[i];
 
 		if (ph->p_type != PT_LOAD)
 			continue;
-		err = load_segment(t, fd, ph, bias);
-		if (err < 0)
-			return err;
+		err = load_segment(t, fd, &f, ph, bias);
 		if (ph->p_vaddr + bias + ph->p_memsz > end)
 			end = ph->p_vaddr + bias + ph->p_memsz;
 	}
+	file_put(f);
+	if (err < 0)
+		return err;
 	t->p->mm->brk_start = t->p->mm->brk = PAGE_ALIGN(end);
 	entry = ei.eh.e_entry + bias;
 	if (ifd >= 0) {
