@@ -16,9 +16,14 @@
 #include "umlrun.h"
 
 /*
- * Wake up to @n (at least one, as Linux's FUTEX_WAKE does) tasks blocked
+ * Wake up to @n (at least one, as Linux's FUTEX_WAKE does) tasks waiting
  * on futex @k whose bitset meets @bitset; with @tok, move up to @requeue
  * more of them to wait on @to (key @tok) instead.  Woken plus moved.
+ *
+ * A waiter is a task whose futex wait has not ended (t->w.futex is set
+ * until it does): blocked, or woken by something else (a signal it then
+ * ignores) and not yet run again, which would otherwise wait on, having
+ * missed this wake-up; the kernel's waiter stays queued likewise.
  */
 static int futex_walk(const struct futex_key *k, int n, uint32_t bitset,
 		      uint64_t to, const struct futex_key *tok, int requeue)
@@ -31,7 +36,8 @@ static int futex_walk(const struct futex_key *k, int n, uint32_t bitset,
 		if (p->state != PROC_ALIVE || (k->as && p->as != k->as))
 			continue;
 		for (t = p->threads; t; t = t->next_in_proc) {
-			if (t->state != TASK_BLOCKED || !t->w.futex ||
+			if ((t->state != TASK_BLOCKED &&
+			     t->state != TASK_SYSCALL) || !t->w.futex ||
 			    memcmp(&t->w.fkey, k, sizeof(*k)) ||
 			    !(t->w.futex_bitset & bitset))
 				continue;

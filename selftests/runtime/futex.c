@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,6 +89,58 @@ static int joined(struct waiter *x, int n)
 		ok &= x[i].r == 0;
 	}
 	return ok;
+}
+
+/* The waiter of ignored_signal_wake(): SIGUSR2 reaches it, not main. */
+static void *unblocked_waiter(void *arg)
+{
+	struct waiter *x = arg;
+	sigset_t usr2;
+
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	pthread_sigmask(SIG_UNBLOCK, &usr2, NULL);
+	x->r = futex(x->w, FUTEX_WAIT, 0, 0, NULL, 0) < 0 ? -errno : 0;
+	__atomic_store_n(&x->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * A signal wakes a futex waiter, which ignores it and would wait on; a
+ * wake-up right after must still end the wait.  (umlrun once woke only
+ * blocked tasks, and the waiter, woken by the signal but not yet run
+ * again, missed it and waited for good: glibc's fork lock hung so.)  A
+ * SIGUSR2 ignored and blocked in main is queued to the process, and goes
+ * to the waiter; the wait then ends by the wake-up (0) or, on a kernel
+ * that restarts it first, by the changed word (EAGAIN).
+ */
+static void ignored_signal_wake(void)
+{
+	struct timespec ms = { 0, 1000000 };
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	sigset_t usr2, oldmask;
+	struct waiter x = { .w = &A };
+	int i;
+
+	A = 0;
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	sigaction(SIGUSR2, &ign, &old);
+	pthread_sigmask(SIG_BLOCK, &usr2, &oldmask);
+	pthread_create(&x.th, NULL, unblocked_waiter, &x);
+	wait_for(&A, 1);
+	kill(getpid(), SIGUSR2);
+	A = 1;
+	futex(&A, FUTEX_WAKE, 1, 0, NULL, 0);
+	for (i = 0; i < 5000 && !__atomic_load_n(&x.done, __ATOMIC_SEQ_CST); i++)
+		nanosleep(&ms, NULL);
+	check("a waiter woken beside an ignored signal comes back",
+	      __atomic_load_n(&x.done, __ATOMIC_SEQ_CST) &&
+	      (x.r == 0 || x.r == -EAGAIN), 1);
+	if (x.done)
+		pthread_join(x.th, NULL);
+	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
+	sigaction(SIGUSR2, &old, NULL);
 }
 
 static void bad_input(void)
@@ -217,6 +270,7 @@ int main(void)
 	check("all moved", waiters(&B), 2);
 	check("wake all moved", futex(&B, FUTEX_WAKE, INT_MAX, 0, NULL, 0), 2);
 	check("woken after cmp_requeue", joined(x, 2), 1);
+	ignored_signal_wake();
 	puts(failed ? "futex FAILED" : "futex ok");
 	return failed;
 }
