@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,8 +355,21 @@ static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return blen && a < b + blen && b < a + alen;
 }
 
-/* Checks shared by every backend; the kernel checks the rest (fd type...). */
-static int mem_op_check(const struct uml_aspace *as, const struct uml_mem_op *op)
+/*
+ * Is @op's fd open?  Asked before a batch that could otherwise stop half
+ * way on a bad one; a backend with mem_batch (skas.ko) takes every file of
+ * a batch before it runs any of it, and refuses it whole with -EBADF.
+ */
+static int mem_op_fd_check(const struct uml_mem_op *op)
+{
+	bool file = op->op == UML_MEM_INSTALL_FD ||
+		    (op->op == UML_MEM_MAP && !(op->flags & UML_MAP_ANONYMOUS));
+
+	return file && fcntl(op->fd, F_GETFD) < 0 ? -EBADF : 0;
+}
+
+static int mem_op_check_args(const struct uml_aspace *as,
+			     const struct uml_mem_op *op)
 {
 	const struct uml_aspace_info *info = &as->info;
 	uint32_t kind;
@@ -372,7 +386,7 @@ static int mem_op_check(const struct uml_aspace *as, const struct uml_mem_op *op
 					    UML_INSTALL_MARK_READ |
 					    UML_INSTALL_MARK_WRITE))
 			return -EINVAL;
-		return op->fd < 0 || fcntl(op->fd, F_GETFD) < 0 ? -EBADF : 0;
+		return op->fd < 0 ? -EBADF : 0;
 	}
 	if ((op->addr | op->len) & PAGE_MASK_ || !op->len)
 		return -EINVAL;
@@ -395,15 +409,26 @@ static int mem_op_check(const struct uml_aspace *as, const struct uml_mem_op *op
 			return -EINVAL;
 		if (op->flags & UML_MAP_ANONYMOUS)
 			return op->fd == -1 && !op->offset ? 0 : -EINVAL;
-		if (op->fd < 0 || fcntl(op->fd, F_GETFD) < 0)
-			return -EBADF;
-		return 0;
+		return op->fd < 0 ? -EBADF : 0;
 	case UML_MEM_UNMAP:
 		return op->prot || op->flags || op->offset ? -EINVAL : 0;
 	case UML_MEM_PROTECT:
 		return op->flags || op->offset ? -EINVAL : 0;
 	}
 	return -EINVAL;
+}
+
+/*
+ * Checks shared by every backend; the kernel checks the rest (fd type...),
+ * and, for a backend with mem_batch, whether the fds are open.
+ */
+static int mem_op_check(const struct uml_aspace *as, const struct uml_mem_op *op)
+{
+	int ret = mem_op_check_args(as, op);
+
+	if (!ret && !as->host->ops->mem_batch)
+		ret = mem_op_fd_check(op);
+	return ret;
 }
 
 /*
@@ -623,6 +648,12 @@ int uml_thread_run_mem(struct uml_thread *t, const struct uml_mem_op *ops,
 	if (n && b->thread_run_mem) {
 		ret = b->thread_run_mem(t, ops, n, ex);
 		if (ret <= 0)
+			return ret;
+	}
+	/* Not one run: nothing of the batch may be done if an fd is bad. */
+	for (i = 0; i < n && b->mem_batch; i++) {
+		ret = mem_op_fd_check(&ops[i]);
+		if (ret)
 			return ret;
 	}
 	if (n) {

@@ -168,6 +168,18 @@ TEST_F(aspace, batch_stops_at_first_failure)
 	/* Failing first: the -errno itself. */
 	EXPECT_EQ(-EINVAL, uml_aspace_mem(self->as, ops + 1, 2, &err));
 	EXPECT_EQ(-EINVAL, err);
+	/* A file map of a closed fd stops it likewise, after the first. */
+	ops[0].addr = GUEST_DATA + 2 * PAGE;
+	ops[1] = ops[0];
+	ops[1].flags = UML_MAP_PRIVATE;
+	ops[1].fd = 9999;
+	ops[1].addr = GUEST_DATA + 3 * PAGE;
+	ops[2].addr = GUEST_DATA + 4 * PAGE;
+	EXPECT_EQ(1, uml_aspace_mem(self->as, ops, 3, &err));
+	EXPECT_EQ(-EBADF, err);
+	EXPECT_EQ(8, uml_mem_read(self->as, &w, GUEST_DATA + 2 * PAGE, 8));
+	EXPECT_EQ(-EFAULT, uml_mem_read(self->as, &w, GUEST_DATA + 3 * PAGE, 8));
+	EXPECT_EQ(-EFAULT, uml_mem_read(self->as, &w, GUEST_DATA + 4 * PAGE, 8));
 }
 
 TEST_F(aspace, bad_mem_ops_are_rejected)

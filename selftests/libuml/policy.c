@@ -261,6 +261,7 @@ TEST_F(policy, run_mem_applies_the_batch_first)
 		.addr = GUEST_DATA + 16 * PAGE, .len = PAGE,
 	};
 	struct uml_regs *r = uml_thread_regs(self->t);
+	struct uml_mem_op ops[2];
 	uint64_t v = 0;
 
 	r->rip = GUEST_CODE;
@@ -276,6 +277,17 @@ TEST_F(policy, run_mem_applies_the_batch_first)
 	EXPECT_EQ(GUEST_CODE, r->rip);
 	EXPECT_EQ(-EINVAL, uml_thread_run_mem(self->t, NULL, 1, &self->ex));
 	EXPECT_EQ(-EINVAL, uml_thread_run_mem(self->t, &op, 1, NULL));
+	/* A closed fd in the second: not even the first ran. */
+	ops[0] = op;
+	ops[0].len = PAGE;
+	ops[0].addr = GUEST_DATA + 17 * PAGE;
+	ops[1] = ops[0];
+	ops[1].flags = UML_MAP_PRIVATE;
+	ops[1].fd = 9999;
+	ops[1].addr = GUEST_DATA + 18 * PAGE;
+	EXPECT_EQ(-EBADF, uml_thread_run_mem(self->t, ops, 2, &self->ex));
+	EXPECT_EQ(GUEST_CODE, r->rip);
+	EXPECT_EQ(-EFAULT, uml_mem_read(self->as, &v, ops[0].addr, sizeof(v)));
 	/* No operation: a plain run. */
 	r->rip = GUEST_CODE;
 	r->rax = NR_GETPID;
