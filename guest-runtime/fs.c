@@ -724,6 +724,26 @@ long sys_faccessat2(struct task *t, const uint64_t *a)
 	return do_access(t, a[0], a[1], a[2], a[3]);
 }
 
+/*
+ * Is the symlink @hp, a path as the guest named it (not one that
+ * procfs_rewrite() made, such as a guest fd's link), one of umlrun's own
+ * /proc entries (its fds, exe, cwd) through a procfs mount other than
+ * /proc, whose paths path_resolve() cannot tell?  Its target would show
+ * the runtime's files; procfs_is_runtime() knows every mount.  Asked only
+ * of a link read.
+ */
+static bool link_is_runtime(const struct hpath *hp)
+{
+	int fd = openat(hp->dirfd, hp->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	bool r;
+
+	if (fd < 0)
+		return errno != ENOENT;	/* cannot tell: as if it were */
+	r = procfs_is_runtime(fd);
+	close(fd);
+	return r;
+}
+
 static long do_readlink(struct task *t, int gdirfd, uint64_t upath,
 			uint64_t ubuf, size_t len)
 {
@@ -755,6 +775,8 @@ static long do_readlink(struct task *t, int gdirfd, uint64_t upath,
 			return r;
 		n = readlinkat(hp.dirfd, hp.name, out, sizeof(out));
 		r = n < 0 ? -errno : 0;
+		if (r == 0 && !hp.host && link_is_runtime(&hp))
+			r = -EACCES;
 		hpath_put(&hp);
 		if (r < 0)
 			return r;

@@ -596,10 +596,14 @@ expect_grep "no runtime memory through a symlink to /proc/self" \
 # through that one either.  umlrun runs under a name of its own to be told.
 mkdir "$WORK/proc2"
 if $BB mount -t proc proc "$WORK/proc2" 2>/dev/null; then
-	ln -s "$($BB readlink -f "$UMLRUN")" "$WORK/umlrun-proc2"
+	p2_exe=$($BB readlink -f "$UMLRUN")
+	ln -s "$p2_exe" "$WORK/umlrun-proc2"
+	# Nor its links (exe, fds): they would show the runtime's files.
 	p2_out=$(guest_timeout "$WORK/umlrun-proc2" --backend="$B" $UOPTS --cpus=2 \
 		$BB sh -c "for d in $WORK/proc2/[0-9]*; do
 			grep -l '^Name:.umlrun-proc2' \$d/status \$d/task/*/status
+			for l in \$d/exe \$d/task/*/exe; do readlink \$l; done |
+				grep -Fx '$p2_exe'
 		done 2>/dev/null; echo scanned" 2>&1)
 	$BB umount "$WORK/proc2"
 	if [ "$p2_out" = scanned ]; then
