@@ -689,12 +689,20 @@ static bool run_task(struct task *t)
 			return false;	/* proc_continue() queues it again */
 		if (deadline_new)
 			deadline_check();
+		/*
+		 * From here a SIGALRM (or a host signal) kicks @t: one that
+		 * came before sets a flag read below.  Between the two it
+		 * would find no task to kick and be lost, and @t, if it made
+		 * no syscall, would run on past its slice with the timer spent.
+		 */
+		current = t;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (self->tick || flag_get(host_sig) || flag_get(dump_req) ||
 		    t->yield) {
+			current = NULL;
 			t->yield = false;
 			return true;
 		}
-		current = t;
 		__atomic_store_n(&self->run_task, t, __ATOMIC_RELEASE);
 		/* Changes of its host fd table go with the resume (fdpass.c). */
 		fdpass_take(t, &b);
