@@ -23,7 +23,9 @@
  * A waiter is a task whose futex wait has not ended (t->w.futex is set
  * until it does): blocked, or woken by something else (a signal it then
  * ignores) and not yet run again, which would otherwise wait on, having
- * missed this wake-up; the kernel's waiter stays queued likewise.
+ * missed this wake-up; the kernel's waiter stays queued likewise.  A
+ * woken wait returns 0 even if a signal came too (futex_woken), as the
+ * kernel's does: the signal's handler runs after it.
  */
 static int futex_walk(const struct futex_key *k, int n, uint32_t bitset,
 		      uint64_t to, const struct futex_key *tok, int requeue)
@@ -43,6 +45,7 @@ static int futex_walk(const struct futex_key *k, int n, uint32_t bitset,
 				continue;
 			if (done < n) {
 				t->w.futex = 0;
+				t->w.futex_woken = true;
 				sched_wake(t);
 				done++;
 			} else if (tok && moved < requeue) {

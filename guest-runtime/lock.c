@@ -264,7 +264,8 @@ static bool deadlock(const void *owner, const void *blocker)
 
 		for (p = procs; p && !next; p = p->next)
 			for (t = p->threads; t && !next; t = t->next_in_proc)
-				if (t->state == TASK_BLOCKED && t->w.futex &&
+				if ((t->state == TASK_BLOCKED ||
+				     t->state == TASK_SYSCALL) && t->w.futex &&
 				    t->w.fkey.off == UINT64_MAX &&
 				    t->w.lock_owner == blocker)
 					next = t->w.lock_blocker;

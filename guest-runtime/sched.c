@@ -164,6 +164,7 @@ void wait_reset(struct waitinfo *w)
 	w->child = false;
 	w->signal = false;
 	w->futex = 0;
+	w->futex_woken = false;
 	w->vfork = false;
 	w->ipc_kind = 0;
 	if (w->fifo_held) {

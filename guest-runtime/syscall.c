@@ -253,9 +253,11 @@ static bool signal_stops_syscall(struct task *t, const struct syscall_desc *d,
 {
 	/*
 	 * A FIFO's other end came: the open succeeds, signal or not, as
-	 * the kernel's wait_for_partner() does.
+	 * the kernel's wait_for_partner() does.  A futex wake-up ended the
+	 * wait: it returns 0, as the kernel's dequeued waiter does.
 	 */
-	if (t->w.vfork || t->w.fifo_ready || !sig_pending_for(t))
+	if (t->w.vfork || t->w.fifo_ready || t->w.futex_woken ||
+	    !sig_pending_for(t))
 		return false;
 	if (sig_wants_interrupt(t)) {
 		syscall_interrupted(t, d, r);
@@ -320,6 +322,8 @@ void syscall_handle(struct task *t)
 		t->w.child = false;
 		t->w.signal = false;
 		t->w.ipc_kind = 0;
+		/* A lock's wait (lock.c) may block again: then signals count. */
+		t->w.futex_woken = false;
 	}
 	if (!t->sys_again) {
 		t->sys_tmo_read = false;

@@ -389,6 +389,7 @@ struct waitinfo {
 	uint64_t futex;		/* futex address, 0 = none */
 	uint32_t futex_bitset;	/* FUTEX_WAIT_BITSET's mask */
 	struct futex_key fkey;	/* what @futex is, as futex_key_of() says */
+	bool futex_woken;	/* a wake-up ended the wait: no signal does */
 	const void *lock_owner;	/* F_SETLKW (lock.c): who waits, and for */
 	const void *lock_blocker;	/* whose lock */
 	bool vfork;		/* a vfork child exec'd or exited */

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,6 +92,16 @@ static int joined(struct waiter *x, int n)
 	return ok;
 }
 
+/* A waiter that keeps main's mask (SIGUSR2 blocked). */
+static void *blocked_waiter(void *arg)
+{
+	struct waiter *x = arg;
+
+	x->r = futex(x->w, FUTEX_WAIT, 0, 0, NULL, 0) < 0 ? -errno : 0;
+	__atomic_store_n(&x->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
 /* The waiter of ignored_signal_wake(): SIGUSR2 reaches it, not main. */
 static void *unblocked_waiter(void *arg)
 {
@@ -106,6 +117,52 @@ static void *unblocked_waiter(void *arg)
 }
 
 /*
+ * The process on one CPU, so that a thread a signal woke is not run
+ * again before the next call of main (under umlrun, on one worker): the
+ * window of the cases below, every time.  *@old gets the CPUs it had.
+ */
+static void one_cpu(cpu_set_t *old)
+{
+	cpu_set_t one;
+	int cpu = 0;
+
+	sched_getaffinity(0, sizeof(*old), old);
+	while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, old))
+		cpu++;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+}
+
+/* What the signal cases change, to put back. */
+struct usr2_state {
+	struct sigaction act;
+	sigset_t mask;
+	cpu_set_t cpus;
+};
+
+/* On one CPU, SIGUSR2 to @handler and blocked in main (its threads too). */
+static void usr2_setup(struct usr2_state *s, void (*handler)(int))
+{
+	struct sigaction sa = { .sa_handler = handler };
+	sigset_t usr2;
+
+	A = 0;
+	one_cpu(&s->cpus);
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	sigaction(SIGUSR2, &sa, &s->act);
+	pthread_sigmask(SIG_BLOCK, &usr2, &s->mask);
+}
+
+static void usr2_restore(const struct usr2_state *s)
+{
+	pthread_sigmask(SIG_SETMASK, &s->mask, NULL);
+	sigaction(SIGUSR2, &s->act, NULL);
+	sched_setaffinity(0, sizeof(s->cpus), &s->cpus);
+}
+
+/*
  * A signal wakes a futex waiter, which ignores it and would wait on; a
  * wake-up right after must still end the wait.  (umlrun once woke only
  * blocked tasks, and the waiter, woken by the signal but not yet run
@@ -117,16 +174,11 @@ static void *unblocked_waiter(void *arg)
 static void ignored_signal_wake(void)
 {
 	struct timespec ms = { 0, 1000000 };
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
-	sigset_t usr2, oldmask;
 	struct waiter x = { .w = &A };
+	struct usr2_state st;
 	int i;
 
-	A = 0;
-	sigemptyset(&usr2);
-	sigaddset(&usr2, SIGUSR2);
-	sigaction(SIGUSR2, &ign, &old);
-	pthread_sigmask(SIG_BLOCK, &usr2, &oldmask);
+	usr2_setup(&st, SIG_IGN);
 	pthread_create(&x.th, NULL, unblocked_waiter, &x);
 	wait_for(&A, 1);
 	kill(getpid(), SIGUSR2);
@@ -139,8 +191,46 @@ static void ignored_signal_wake(void)
 	      (x.r == 0 || x.r == -EAGAIN), 1);
 	if (x.done)
 		pthread_join(x.th, NULL);
-	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
-	sigaction(SIGUSR2, &old, NULL);
+	usr2_restore(&st);
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Two waiters; a signal with a handler wakes the newer, and one wake-up
+ * follows at once.  Exactly one of them must return 0: the wake-up may go
+ * to either, and the one the signal woke returns 0 (woken, its handler
+ * after) or EINTR (interrupted, and then the wake-up is the other's), but
+ * it is never spent on a waiter that then reports EINTR.
+ */
+static void handled_signal_wake(void)
+{
+	struct timespec ms = { 0, 1000000 };
+	struct waiter x[2] = { { .w = &A }, { .w = &A } };
+	struct usr2_state st;
+	int i, zero;
+
+	usr2_setup(&st, on_usr2);
+	/* The older waiter keeps SIGUSR2 blocked; the newer takes it. */
+	pthread_create(&x[0].th, NULL, blocked_waiter, &x[0]);
+	wait_for(&A, 1);
+	pthread_create(&x[1].th, NULL, unblocked_waiter, &x[1]);
+	wait_for(&A, 2);
+	kill(getpid(), SIGUSR2);
+	futex(&A, FUTEX_WAKE, 1, 0, NULL, 0);
+	for (i = 0; i < 2000; i++)
+		nanosleep(&ms, NULL);	/* a lost wake-up shows as none */
+	zero = (__atomic_load_n(&x[0].done, __ATOMIC_SEQ_CST) && !x[0].r) +
+	       (__atomic_load_n(&x[1].done, __ATOMIC_SEQ_CST) && !x[1].r);
+	check("one wake-up beside a handled signal ends one wait", zero, 1);
+	A = 1;
+	futex(&A, FUTEX_WAKE, 2, 0, NULL, 0);
+	pthread_join(x[0].th, NULL);
+	pthread_join(x[1].th, NULL);
+	usr2_restore(&st);
 }
 
 static void bad_input(void)
@@ -271,6 +361,7 @@ int main(void)
 	check("wake all moved", futex(&B, FUTEX_WAKE, INT_MAX, 0, NULL, 0), 2);
 	check("woken after cmp_requeue", joined(x, 2), 1);
 	ignored_signal_wake();
+	handled_signal_wake();
 	puts(failed ? "futex FAILED" : "futex ok");
 	return failed;
 }
