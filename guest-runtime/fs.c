@@ -31,6 +31,7 @@ struct hpath {
 	const char *name;
 	int tmpfd;
 	bool host;		/* procfs.c made it a host path: use it as is */
+	bool own_link;		/* and the runtime's link of a guest file */
 	char buf[PATH_MAX];
 };
 
@@ -203,6 +204,7 @@ static int path_resolve_in(struct task *t, int gdirfd, struct hpath *hp,
 
 	hp->tmpfd = -1;
 	hp->host = false;
+	hp->own_link = false;
 	r = proc_relative(t, gdirfd, hp);
 	if (r < 0)
 		return r;
@@ -222,6 +224,7 @@ static int path_resolve_in(struct task *t, int gdirfd, struct hpath *hp,
 		if (r < 0)
 			return r;
 		hp->host = r > 0;
+		hp->own_link = r == 2;
 	}
 	if (hp->buf[0] == '/') {
 		hp->dirfd = AT_FDCWD;
@@ -264,6 +267,7 @@ static int path_read(struct task *t, uint64_t upath, struct hpath *hp)
 {
 	hp->tmpfd = -1;
 	hp->host = false;
+	hp->own_link = false;
 	return strncpy_from_guest(t, hp->buf, upath, sizeof(hp->buf));
 }
 
@@ -725,23 +729,33 @@ long sys_faccessat2(struct task *t, const uint64_t *a)
 }
 
 /*
- * Is the symlink @hp, a path as the guest named it (not one that
- * procfs_rewrite() made, such as a guest fd's link), one of umlrun's own
- * /proc entries (its fds, exe, cwd) through a procfs mount other than
- * /proc, whose paths path_resolve() cannot tell?  Its target would show
- * the runtime's files; procfs_is_runtime() knows every mount.  Asked only
- * of a link read.
+ * Read symlink @hp into @out: its length or -errno.  Unless it is the
+ * runtime's own link of a guest file (procfs_rewrite() made it), a link
+ * that is one of umlrun's own /proc entries (its fds, exe, cwd), reached
+ * through any procfs mount or magic link path_resolve() cannot tell, is
+ * refused: its target would show the runtime's files.  Only a real link
+ * pays for the check: opened (O_PATH), checked by procfs_is_runtime(),
+ * which knows every mount, and read again through that fd, the file
+ * checked.
  */
-static bool link_is_runtime(const struct hpath *hp)
+static ssize_t link_read(const struct hpath *hp, char *out, size_t size)
 {
-	int fd = openat(hp->dirfd, hp->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	bool r;
+	ssize_t n = readlinkat(hp->dirfd, hp->name, out, size);
+	int fd;
 
+	if (n < 0)
+		return -errno;
+	if (hp->own_link)
+		return n;
+	fd = openat(hp->dirfd, hp->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return errno != ENOENT;	/* cannot tell: as if it were */
-	r = procfs_is_runtime(fd);
+		return -errno;
+	if (procfs_is_runtime(fd))
+		n = -EACCES;
+	else if ((n = readlinkat(fd, "", out, size)) < 0)
+		n = -errno;
 	close(fd);
-	return r;
+	return n;
 }
 
 static long do_readlink(struct task *t, int gdirfd, uint64_t upath,
@@ -757,6 +771,7 @@ static long do_readlink(struct task *t, int gdirfd, uint64_t upath,
 		return -EINVAL;
 	hp.tmpfd = -1;
 	hp.host = false;
+	hp.own_link = false;
 	r = strncpy_from_guest(t, hp.buf, upath, sizeof(hp.buf));
 	if (r < 0)
 		return r;
@@ -773,10 +788,8 @@ static long do_readlink(struct task *t, int gdirfd, uint64_t upath,
 		r = path_resolve(t, gdirfd, &hp, false);
 		if (r < 0)
 			return r;
-		n = readlinkat(hp.dirfd, hp.name, out, sizeof(out));
-		r = n < 0 ? -errno : 0;
-		if (r == 0 && !hp.host && link_is_runtime(&hp))
-			r = -EACCES;
+		n = link_read(&hp, out, sizeof(out));
+		r = n < 0 ? (int)n : 0;
 		hpath_put(&hp);
 		if (r < 0)
 			return r;

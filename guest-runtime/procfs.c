@@ -221,8 +221,9 @@ struct proc *procfs_exe_proc(struct task *t, const char *path)
 
 /*
  * Rewrite an absolute guest path that names /proc/<guest> or /dev/fd.
- * Return 1 if @path is now a host path to use as it is, 0 if unchanged
- * or still a guest path, or -errno.
+ * Return 1 if @path is now a host path to use as it is, 2 if that path is
+ * the runtime's own /proc link of the guest's file (a /proc/<guest>/fd/N
+ * or cwd), 0 if unchanged or still a guest path, or -errno.
  */
 int procfs_rewrite(struct task *t, char *path, size_t len)
 {
@@ -248,7 +249,7 @@ int procfs_rewrite(struct task *t, char *path, size_t len)
 	if (strncmp(rest, "/fd/", 4) == 0 || strcmp(rest, "/cwd") == 0) {
 		err = fd_link(t, p, rest, path, len);
 		if (err)
-			return err;
+			return err > 0 ? 2 : err;
 	}
 	snprintf(tmp, sizeof(tmp), "/proc/%d%s",
 		 uml_thread_host_tid(p == t->p ? t->th : p->threads->th), rest);

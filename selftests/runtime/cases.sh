@@ -598,10 +598,14 @@ mkdir "$WORK/proc2"
 if $BB mount -t proc proc "$WORK/proc2" 2>/dev/null; then
 	p2_exe=$($BB readlink -f "$UMLRUN")
 	ln -s "$p2_exe" "$WORK/umlrun-proc2"
-	# Nor its links (exe, fds): they would show the runtime's files.
+	# Nor its links (exe, fds): they would show the runtime's files; not
+	# through the magic link of the guest's own /proc/self/root either.
 	p2_out=$(guest_timeout "$WORK/umlrun-proc2" --backend="$B" $UOPTS --cpus=2 \
 		$BB sh -c "for d in $WORK/proc2/[0-9]*; do
 			grep -l '^Name:.umlrun-proc2' \$d/status \$d/task/*/status
+		done 2>/dev/null
+		for d in $WORK/proc2/[0-9]* /proc/self/root$WORK/proc2/[0-9]* \
+			 /proc/self/root/proc/[0-9]*; do
 			for l in \$d/exe \$d/task/*/exe; do readlink \$l; done |
 				grep -Fx '$p2_exe'
 		done 2>/dev/null; echo scanned" 2>&1)
