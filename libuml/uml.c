@@ -356,9 +356,10 @@ static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 }
 
 /*
- * Is @op's fd open?  Asked before a batch that could otherwise stop half
- * way on a bad one; a backend with mem_batch (skas.ko) takes every file of
- * a batch before it runs any of it, and refuses it whole with -EBADF.
+ * Is @op's fd open?  Asked before a batch of a backend that runs it op by
+ * op (ptrace); one with mem_batch (skas.ko) takes every file of a batch
+ * before it runs any of it, refuses it whole with -EBADF, and then goes
+ * op by op (skas.c) to stop at the bad one.
  */
 static int mem_op_fd_check(const struct uml_mem_op *op)
 {
@@ -648,12 +649,6 @@ int uml_thread_run_mem(struct uml_thread *t, const struct uml_mem_op *ops,
 	if (n && b->thread_run_mem) {
 		ret = b->thread_run_mem(t, ops, n, ex);
 		if (ret <= 0)
-			return ret;
-	}
-	/* Not one run: nothing of the batch may be done if an fd is bad. */
-	for (i = 0; i < n && b->mem_batch; i++) {
-		ret = mem_op_fd_check(&ops[i]);
-		if (ret)
 			return ret;
 	}
 	if (n) {
