@@ -365,14 +365,23 @@ static void on_alarm(int sig)
 	errno = e;
 }
 
+/*
+ * SIGUSR1 comes to any one thread: every worker is woken, so that one
+ * dumps even if this one is stuck (which the dump then shows).
+ */
 static void on_dump(int sig)
 {
-	int e = errno;
+	uint64_t one = 1;
+	int e = errno, i;
 
 	(void)sig;
 	flag_set(dump_req, 1);
 	kick_current();
 	wake_self();
+	for (i = 0; workers && i < nworkers; i++)
+		if (&workers[i] != self &&
+		    write(workers[i].wake_fd, &one, sizeof(one)) < 0)
+			one = 1;	/* a full counter wakes it all the same */
 	errno = e;
 }
 
