@@ -65,7 +65,7 @@ void cred_init(struct task *t)
 			t->cap_bset |= 1ULL << cap;
 	t->cap_inh = t->cap_amb = 0;
 	t->cap_prm = t->cap_eff = 0;
-	if (geteuid() == 0 && syscall(SYS_capget, &hdr, d) == 0) {
+	if (host_euid == 0 && syscall(SYS_capget, &hdr, d) == 0) {
 		t->cap_prm = ((uint64_t)d[1].permitted << 32 | d[0].permitted) &
 			     cap_all();
 		t->cap_eff = ((uint64_t)d[1].effective << 32 | d[0].effective) &
@@ -90,9 +90,9 @@ void cred_inherit(struct task *c, const struct task *t)
 void cred_exec(struct task *t)
 {
 	t->securebits &= ~SECBIT_KEEP_CAPS;	/* cap_bprm_creds_from_file() */
-	if (geteuid() == 0 || getuid() == 0) {
+	if (host_euid == 0 || host_uid == 0) {
 		t->cap_prm = t->cap_bset | t->cap_inh;
-		t->cap_eff = geteuid() == 0 ? t->cap_prm : 0;
+		t->cap_eff = host_euid == 0 ? t->cap_prm : 0;
 		t->cap_amb = 0;
 	} else {
 		t->cap_prm = t->cap_eff = t->cap_amb;

@@ -74,10 +74,10 @@ static void const_values(const struct proc *p, int64_t *v)
 {
 	v[0] = p->pid;
 	v[1] = p->parent ? p->parent->pid : 0;
-	v[2] = getuid();
-	v[3] = geteuid();
-	v[4] = getgid();
-	v[5] = getegid();
+	v[2] = host_uid;
+	v[3] = host_euid;
+	v[4] = host_gid;
+	v[5] = host_egid;
 	v[6] = p->pgid;
 }
 

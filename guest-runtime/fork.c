@@ -570,7 +570,7 @@ static void waitid_info(int32_t *si, struct proc *c, enum wait_event ev,
 {
 	si[0] = SIGCHLD;
 	si[4] = c->pid;
-	si[5] = getuid();
+	si[5] = host_uid;
 	switch (ev) {
 	case WAIT_STOPPED:
 		si[2] = CLD_STOPPED;

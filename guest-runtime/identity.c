@@ -8,6 +8,21 @@
 
 #include "umlrun.h"
 
+uid_t host_uid, host_euid;
+gid_t host_gid, host_egid;
+
+/*
+ * umlrun's ids, which are the guest's and never change (cred.c): asked of
+ * the host once, before main(), not at every exec, exit and stat.
+ */
+static void __attribute__((constructor)) host_ids_init(void)
+{
+	host_uid = getuid();
+	host_euid = geteuid();
+	host_gid = getgid();
+	host_egid = getegid();
+}
+
 long sys_getpid(struct task *t, const uint64_t *a)
 {
 	(void)a;
@@ -29,25 +44,25 @@ long sys_getppid(struct task *t, const uint64_t *a)
 long sys_getuid(struct task *t, const uint64_t *a)
 {
 	(void)t; (void)a;
-	return getuid();
+	return host_uid;
 }
 
 long sys_geteuid(struct task *t, const uint64_t *a)
 {
 	(void)t; (void)a;
-	return geteuid();
+	return host_euid;
 }
 
 long sys_getgid(struct task *t, const uint64_t *a)
 {
 	(void)t; (void)a;
-	return getgid();
+	return host_gid;
 }
 
 long sys_getegid(struct task *t, const uint64_t *a)
 {
 	(void)t; (void)a;
-	return getegid();
+	return host_egid;
 }
 
 /*
@@ -63,27 +78,27 @@ static long same_id(uint64_t want, unsigned int have)
 static long do_setuid(struct task *t, const uint64_t *a)
 {
 	(void)t;
-	return same_id(a[0], getuid());
+	return same_id(a[0], host_uid);
 }
 
 static long do_setgid(struct task *t, const uint64_t *a)
 {
 	(void)t;
-	return same_id(a[0], getgid());
+	return same_id(a[0], host_gid);
 }
 
 static long do_setresuid(struct task *t, const uint64_t *a)
 {
 	(void)t;
-	return same_id(a[0], getuid()) ?: same_id(a[1], getuid()) ?:
-	       same_id(a[2], getuid());
+	return same_id(a[0], host_uid) ?: same_id(a[1], host_uid) ?:
+	       same_id(a[2], host_uid);
 }
 
 static long do_setresgid(struct task *t, const uint64_t *a)
 {
 	(void)t;
-	return same_id(a[0], getgid()) ?: same_id(a[1], getgid()) ?:
-	       same_id(a[2], getgid());
+	return same_id(a[0], host_gid) ?: same_id(a[1], host_gid) ?:
+	       same_id(a[2], host_gid);
 }
 
 /*
@@ -94,13 +109,13 @@ static long do_setresgid(struct task *t, const uint64_t *a)
 static long do_setreuid(struct task *t, const uint64_t *a)
 {
 	(void)t;
-	return same_id(a[0], getuid()) ?: same_id(a[1], geteuid());
+	return same_id(a[0], host_uid) ?: same_id(a[1], host_euid);
 }
 
 static long do_setregid(struct task *t, const uint64_t *a)
 {
 	(void)t;
-	return same_id(a[0], getgid()) ?: same_id(a[1], getegid());
+	return same_id(a[0], host_gid) ?: same_id(a[1], host_egid);
 }
 
 /* The ids may have changed: so may the host's answers. */
@@ -150,13 +165,13 @@ long sys_setregid(struct task *t, const uint64_t *a)
 long sys_setfsuid(struct task *t, const uint64_t *a)
 {
 	(void)t; (void)a;
-	return geteuid();
+	return host_euid;
 }
 
 long sys_setfsgid(struct task *t, const uint64_t *a)
 {
 	(void)t; (void)a;
-	return getegid();
+	return host_egid;
 }
 
 static long put3(struct task *t, const uint64_t *a, uint32_t v)
@@ -171,12 +186,12 @@ static long put3(struct task *t, const uint64_t *a, uint32_t v)
 
 long sys_getresuid(struct task *t, const uint64_t *a)
 {
-	return put3(t, a, getuid());
+	return put3(t, a, host_uid);
 }
 
 long sys_getresgid(struct task *t, const uint64_t *a)
 {
-	return put3(t, a, getgid());
+	return put3(t, a, host_gid);
 }
 
 long sys_getgroups(struct task *t, const uint64_t *a)

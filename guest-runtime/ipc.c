@@ -75,7 +75,7 @@ static bool in_group(gid_t g)
 	gid_t list[256];
 	int i, n;
 
-	if (g == getegid())
+	if (g == host_egid)
 		return true;
 	n = getgroups(ARRAY_SIZE(list), list);
 	for (i = 0; i < n; i++)
@@ -94,7 +94,7 @@ int ipc_perms(struct task *t, const struct ipc_obj *o, int flag)
 {
 	int want = ((flag >> 6) | (flag >> 3) | flag) & 7;
 	int granted = o->mode;
-	uid_t euid = geteuid();
+	uid_t euid = host_euid;
 
 	if (euid == o->cuid || euid == o->uid)
 		granted >>= 6;
@@ -108,7 +108,7 @@ int ipc_perms(struct task *t, const struct ipc_obj *o, int flag)
 /* IPC_SET and IPC_RMID are the owner's.  0 or -EPERM */
 static int ipc_owner(struct task *t, const struct ipc_obj *o)
 {
-	uid_t euid = geteuid();
+	uid_t euid = host_euid;
 
 	if (euid == o->cuid || euid == o->uid ||
 	    ipc_capable(t, CAP_SYS_ADMIN))
@@ -238,8 +238,8 @@ void ipc_remove(int kind, struct ipc_obj *o)
 int ipc_new(int kind, struct ipc_obj *o, int key, int flg, int max)
 {
 	o->key = key;
-	o->uid = o->cuid = geteuid();
-	o->gid = o->cgid = getegid();
+	o->uid = o->cuid = host_euid;
+	o->gid = o->cgid = host_egid;
 	o->mode = flg & 0777;
 	return ipc_add(kind, o, max);
 }

@@ -344,7 +344,7 @@ long sys_pidfd_send_signal(struct task *t, const uint64_t *a)
 	} else {
 		si.code = type == PT_PID ? SI_TKILL_K : 0;	/* SI_USER */
 		si.pid = t->p->pid;
-		si.uid = getuid();
+		si.uid = host_uid;
 	}
 	si.signo = sig;
 	if (type == PT_PGID)

@@ -482,7 +482,7 @@ static long prio_each(struct task *t, uint64_t which, int who,
 					fn(d, arg);
 		return n ? 0 : -ESRCH;
 	case PRIO_USER:
-		if (who && (uid_t)who != getuid())
+		if (who && (uid_t)who != host_uid)
 			return -ESRCH;
 		for (p = procs; p; p = p->next)
 			if (p->state == PROC_ALIVE)

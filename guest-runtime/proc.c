@@ -194,7 +194,7 @@ static struct proc *new_reaper(struct proc *p)
 static void send_pdeath(struct proc *c, struct proc *p)
 {
 	struct ksiginfo si = { .code = 0 /* SI_USER */, .pid = p->pid,
-			       .uid = getuid() };
+			       .uid = host_uid };
 	uint64_t sigs = 0;
 	struct task *t;
 
@@ -268,7 +268,7 @@ static void notify_parent(struct proc *p)
 		memset(&si, 0, sizeof(si));
 		si.signo = p->exit_signal;
 		si.pid = p->pid;
-		si.uid = getuid();
+		si.uid = host_uid;
 		if (WIFSIGNALED(p->wstatus)) {
 			si.code = CLD_KILLED;
 			si.status = WTERMSIG(p->wstatus);

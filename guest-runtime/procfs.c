@@ -638,9 +638,9 @@ static int status_text(struct proc *p, struct task *th, int tid, char *buf,
 			"PPid:\t%d\nUid:\t%d\t%d\t%d\t%d\n"
 			"Gid:\t%d\t%d\t%d\t%d\n%sThreads:\t%d\n",
 			p->comm, c, state_word(c), p->pid, tid,
-			p->parent ? p->parent->pid : 0, getuid(), geteuid(),
-			geteuid(), geteuid(), getgid(), getegid(), getegid(),
-			getegid(), vm, p->nthreads);
+			p->parent ? p->parent->pid : 0, host_uid, host_euid,
+			host_euid, host_euid, host_gid, host_egid, host_egid,
+			host_egid, vm, p->nthreads);
 }
 
 static int memfd_with(const char *data, size_t len)

@@ -106,7 +106,7 @@ long sys_setrlimit(struct task *t, const uint64_t *a)
 long rlimit_fsize_exceeded(struct task *t)
 {
 	struct ksiginfo si = { .signo = SIGXFSZ, .pid = t->p->pid,
-			       .uid = getuid() };
+			       .uid = host_uid };
 
 	sig_send_task(t, &si);
 	return -EFBIG;

@@ -411,7 +411,7 @@ long sys_shmctl(struct task *t, const uint64_t *a)
 		o = ipc_find(IPC_SHM, id);
 		if (!o)
 			return -EINVAL;
-		euid = geteuid();
+		euid = host_euid;
 		if (cmd == SHM_LOCK && !ipc_capable(t, CAP_IPC_LOCK) &&
 		    euid != o->uid && euid != o->cuid)
 			return -EPERM;

@@ -355,7 +355,7 @@ static void notify_parent_stop(struct proc *p, int code, int status)
 {
 	struct proc *pp = p->parent;
 	struct ksiginfo si = { .signo = SIGCHLD, .code = code, .pid = p->pid,
-			       .uid = getuid(), .status = status };
+			       .uid = host_uid, .status = status };
 
 	if (!pp || pp->state != PROC_ALIVE)
 		return;
@@ -711,7 +711,7 @@ long sys_kill(struct task *t, const uint64_t *a)
 {
 	int pid = a[0], sig = a[1], n = 0, pgid = t->p->pgid;
 	struct ksiginfo si = { .signo = sig, .code = 0, .pid = t->p->pid,
-			       .uid = getuid() };
+			       .uid = host_uid };
 	struct proc *p, *next, *self = t->p;
 
 	if (sig < 0 || sig > NSIG_GUEST)
@@ -756,7 +756,7 @@ long sys_kill(struct task *t, const uint64_t *a)
 static long tkill_common(struct task *t, int tgid, int tid, int sig)
 {
 	struct ksiginfo si = { .signo = sig, .code = -6 /* SI_TKILL */,
-			       .pid = t->p->pid, .uid = getuid() };
+			       .pid = t->p->pid, .uid = host_uid };
 	struct task *d = task_by_tid(tid);
 
 	if (sig < 0 || sig > NSIG_GUEST || tid <= 0)

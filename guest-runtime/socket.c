@@ -597,7 +597,7 @@ long sys_setsockopt(struct task *t, const uint64_t *a)
 /* SO_PEERCRED: the host would name the runtime; the guest gets its ids. */
 static long peercred(struct task *t, struct file *f, uint64_t uval, uint64_t ulenp)
 {
-	struct ucred uc = { .pid = 0, .uid = getuid(), .gid = getgid() };
+	struct ucred uc = { .pid = 0, .uid = host_uid, .gid = host_gid };
 	socklen_t hlen = sizeof(uc);
 	int len;
 

@@ -642,6 +642,10 @@ static inline bool fdpass_done(struct task *t, struct fdpass_batch *b, int r)
 	return b->n && fdpass_done_batch(t, b, r);
 }
 
+/* umlrun's own user and group ids, the guest's (identity.c) */
+extern uid_t host_uid, host_euid;
+extern gid_t host_gid, host_egid;
+
 /* ---- scheduler (sched.c) ----------------------------------------------- */
 
 void sched_wake(struct task *t);
