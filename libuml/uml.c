@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,21 +355,20 @@ static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 }
 
 /*
- * Is @op's fd open?  Asked before a batch of a backend that runs it op by
- * op (ptrace); one with mem_batch (skas.ko) takes every file of a batch
- * before it runs any of it, refuses it whole with -EBADF, and then goes
- * op by op (skas.c) to stop at the bad one.
+ * Is the file operation's @fd open?  Asked for a backend that runs a
+ * batch op by op (ptrace); one with mem_batch (skas.ko) takes every file
+ * of a batch before it runs any of it, refuses it whole with -EBADF, and
+ * then goes op by op (skas.c) to stop at the bad one.
  */
-static int mem_op_fd_check(const struct uml_mem_op *op)
+static int mem_op_fd(const struct uml_aspace *as, int fd)
 {
-	bool file = op->op == UML_MEM_INSTALL_FD ||
-		    (op->op == UML_MEM_MAP && !(op->flags & UML_MAP_ANONYMOUS));
-
-	return file && fcntl(op->fd, F_GETFD) < 0 ? -EBADF : 0;
+	if (fd < 0 || (!as->host->ops->mem_batch && fcntl(fd, F_GETFD) < 0))
+		return -EBADF;
+	return 0;
 }
 
-static int mem_op_check_args(const struct uml_aspace *as,
-			     const struct uml_mem_op *op)
+/* Checks shared by every backend; the kernel checks the rest (fd type...). */
+static int mem_op_check(const struct uml_aspace *as, const struct uml_mem_op *op)
 {
 	const struct uml_aspace_info *info = &as->info;
 	uint32_t kind;
@@ -387,7 +385,7 @@ static int mem_op_check_args(const struct uml_aspace *as,
 					    UML_INSTALL_MARK_READ |
 					    UML_INSTALL_MARK_WRITE))
 			return -EINVAL;
-		return op->fd < 0 ? -EBADF : 0;
+		return mem_op_fd(as, op->fd);
 	}
 	if ((op->addr | op->len) & PAGE_MASK_ || !op->len)
 		return -EINVAL;
@@ -410,26 +408,13 @@ static int mem_op_check_args(const struct uml_aspace *as,
 			return -EINVAL;
 		if (op->flags & UML_MAP_ANONYMOUS)
 			return op->fd == -1 && !op->offset ? 0 : -EINVAL;
-		return op->fd < 0 ? -EBADF : 0;
+		return mem_op_fd(as, op->fd);
 	case UML_MEM_UNMAP:
 		return op->prot || op->flags || op->offset ? -EINVAL : 0;
 	case UML_MEM_PROTECT:
 		return op->flags || op->offset ? -EINVAL : 0;
 	}
 	return -EINVAL;
-}
-
-/*
- * Checks shared by every backend; the kernel checks the rest (fd type...),
- * and, for a backend with mem_batch, whether the fds are open.
- */
-static int mem_op_check(const struct uml_aspace *as, const struct uml_mem_op *op)
-{
-	int ret = mem_op_check_args(as, op);
-
-	if (!ret && !as->host->ops->mem_batch)
-		ret = mem_op_fd_check(op);
-	return ret;
 }
 
 /*
