@@ -377,10 +377,8 @@ static void on_dump(int sig)
 	(void)sig;
 	flag_set(dump_req, 1);
 	kick_current();
-	wake_self();
-	for (i = 0; workers && i < nworkers; i++)
-		if (&workers[i] != self &&
-		    write(workers[i].wake_fd, &one, sizeof(one)) < 0)
+	for (i = 0; workers && i < nworkers; i++)	/* this one too */
+		if (write(workers[i].wake_fd, &one, sizeof(one)) < 0)
 			one = 1;	/* a full counter wakes it all the same */
 	errno = e;
 }
