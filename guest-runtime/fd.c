@@ -47,6 +47,8 @@ struct file *file_new_stat(int hostfd, int flags, const struct stat *st)
 		f->pollable = S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode) ||
 			      S_ISSOCK(st->st_mode);
 		f->in_proc = procfs_is_procfs(st);
+		f->type_known = true;
+		f->type_ok = fdpass_type_ok(st);
 	}
 	return f;
 }

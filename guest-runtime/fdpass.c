@@ -137,8 +137,19 @@ void fdpass_aspace_new(struct proc *p, bool set_policy)
 }
 
 /*
- * Can the guest do I/O on @f's host file itself?  A regular file, or
- * /dev/null or /dev/zero, whose reads and writes never wait.
+ * May the guest do I/O on a host file of this type itself?  A regular
+ * file, or /dev/null or /dev/zero, whose reads and writes never wait.
+ */
+bool fdpass_type_ok(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) ||
+	       (S_ISCHR(st->st_mode) && (st->st_rdev == makedev(1, 3) ||
+					 st->st_rdev == makedev(1, 5)));
+}
+
+/*
+ * Can the guest do I/O on @f's host file itself?  Of such a type (known
+ * from the fstat() that made @f, mostly), and a file of no other kind.
  */
 static bool eligible(struct file *f)
 {
@@ -148,11 +159,8 @@ static bool eligible(struct file *f)
 		f->pass_known = true;
 		f->pass_ok = f->kind == FILE_PLAIN && !f->in_proc &&
 			     !f->synth && !f->procdir && !(f->flags & O_PATH) &&
-			     fstat(f->hostfd, &st) == 0 &&
-			     (S_ISREG(st.st_mode) ||
-			      (S_ISCHR(st.st_mode) &&
-			       (st.st_rdev == makedev(1, 3) ||
-				st.st_rdev == makedev(1, 5))));
+			     (f->type_known ? f->type_ok :
+			      fstat(f->hostfd, &st) == 0 && fdpass_type_ok(&st));
 	}
 	return f->pass_ok;
 }

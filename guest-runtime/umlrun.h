@@ -102,6 +102,8 @@ struct file {
 	bool synth;		/* text made by procfs.c: no seals, no xattrs */
 	bool pass_known;	/* pass_ok is set (fdpass.c) */
 	bool pass_ok;		/* a regular file the guest may do I/O on */
+	bool type_known;	/* type_ok is from an fstat() (file_new_stat()) */
+	bool type_ok;		/* of a type fdpass.c lets the guest use */
 	/* Sockets (socket.c) */
 	int sock_family, sock_type;
 	int peer_pid;		/* SO_PEERCRED's guest pid, 0 if not known */
@@ -170,6 +172,8 @@ static inline bool fdpass_enabled(void)
 	return fdpass_on;
 }
 bool fdpass_marked_nr(unsigned long nr);
+struct stat;
+bool fdpass_type_ok(const struct stat *st);
 void fdpass_stats_print(void);	/* --stats */
 void fdpass_aspace_new(struct proc *p, bool set_policy);
 void fdpass_forget(struct fdtable *fdt, unsigned int fd);
@@ -185,7 +189,6 @@ unsigned int fdpass_take_queued(struct task *t, struct fdpass_batch *b);
 bool fdpass_done_batch(struct task *t, struct fdpass_batch *b, int r);
 
 struct file *file_new(int hostfd, int flags);
-struct stat;
 struct file *file_new_stat(int hostfd, int flags, const struct stat *st);
 bool would_block(struct file *f, short events);	/* a blocking host fd's poll */
 void send_sigpipe(struct task *t);
