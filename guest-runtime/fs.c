@@ -541,8 +541,8 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 	struct hpath hp;
 	struct file *f;
 	struct stat st;
-	int r, fd, opath;
-	bool fifo, st_ok, in_proc;
+	int r, fd, opath, hflags, hmode;
+	bool st_ok, in_proc;
 
 	if (t->w.fifo_held)	/* called again, waiting in a FIFO's open */
 		return fifo_open_again(t, flags);
@@ -559,10 +559,23 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 	if (((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) &&
 	    (r = path_may_write(&hp)) < 0)
 		goto out;
-	fifo = !(flags & O_PATH) && is_fifo(&hp);	/* O_PATH: no open */
-	fd = open_guest(&hp, (flags | O_CLOEXEC | (fifo ? O_NONBLOCK : 0)) &
-			~(fifo ? 0 : O_NONBLOCK), mode & ~t->p->umask & 07777);
-	if (fd < 0 && errno == ENXIO && fifo && !(flags & O_NONBLOCK)) {
+	/*
+	 * Opened non-blocking, whatever the file (a look at it first could
+	 * not tell: it may be a FIFO by the open), so that a FIFO's open never
+	 * waits here: fifo_open() waits the guest's way.  Any other file is
+	 * made blocking again after, as the runtime's host fds are (the
+	 * guest's O_NONBLOCK is f->flags).  A file that refuses a
+	 * non-blocking open (a lease's, a busy device) is opened as asked.
+	 */
+	hflags = flags | O_CLOEXEC | (flags & O_PATH ? 0 : O_NONBLOCK);
+	hmode = mode & ~t->p->umask & 07777;
+	fd = open_guest(&hp, hflags, hmode);
+	if (fd < 0 && errno == EWOULDBLOCK && !(flags & (O_NONBLOCK | O_PATH))) {
+		hflags &= ~O_NONBLOCK;
+		fd = open_guest(&hp, hflags, hmode);
+	}
+	if (fd < 0 && errno == ENXIO && !(flags & (O_NONBLOCK | O_PATH)) &&
+	    is_fifo(&hp)) {
 		/* A writer waits for a reader: it keeps the FIFO by O_PATH. */
 		opath = open_guest(&hp, O_PATH | O_CLOEXEC |
 				   (flags & O_NOFOLLOW), 0);
@@ -585,8 +598,14 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 		r = -EACCES;
 		goto out;
 	}
-	if (fifo) {
+	if ((hflags & O_NONBLOCK) && st_ok && S_ISFIFO(st.st_mode)) {
 		r = fifo_open(t, fd, -1, flags);
+		goto out;
+	}
+	/* F_SETFL takes only the flags it may change from the open's. */
+	if ((hflags & O_NONBLOCK) && fcntl(fd, F_SETFL, hflags & ~O_NONBLOCK)) {
+		r = -errno;
+		close(fd);
 		goto out;
 	}
 	f = file_new_stat(fd, flags, st_ok ? &st : NULL);

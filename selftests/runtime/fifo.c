@@ -17,6 +17,14 @@
  *                        (SIGKILL after SECS): a signal landing in one of
  *                        the runtime's own host calls is then the rule,
  *                        not a 1 in 1,000 event; exits with CMD's status
+ *   fifo swap SECS CMD   run CMD while swapping ./fifo-test, a FIFO, and
+ *                        ./fifo-test.reg, a regular file, by rename
+ *                        (RENAME_EXCHANGE) in a loop; SIGKILL after SECS
+ *   fifo nbopen N        N opens of ./fifo-test with O_RDONLY|O_NONBLOCK,
+ *                        which never wait, FIFO or not; prints "nbopen
+ *                        ok" (under "fifo swap": an open that looked at
+ *                        the file first and met the other one must not
+ *                        wait in the runtime)
  *
  * busybox.sh runs "fifo race" natively and, under "fifo flood", as a guest
  * of umlrun, and "fifo open" natively and as a guest; the outputs must be
@@ -555,6 +563,80 @@ static int flood(double secs, char **argv)
 	return WEXITSTATUS(status);
 }
 
+/* Host side: run @argv while a child swaps FIFO and fifo-test.reg. */
+static int swap(double secs, char **argv)
+{
+	double end = now() + secs;
+	int status, killed = 0, fd;
+	pid_t pid, swapper;
+
+	unlink(FIFO);
+	unlink(FIFO ".reg");
+	if (mkfifo(FIFO, 0600))
+		die("mkfifo");
+	fd = open(FIFO ".reg", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		die(FIFO ".reg");
+	close(fd);
+	swapper = fork();
+	if (swapper < 0)
+		die("fork");
+	if (!swapper) {
+		for (;;)
+			if (renameat2(AT_FDCWD, FIFO, AT_FDCWD, FIFO ".reg",
+				      RENAME_EXCHANGE))
+				die("renameat2");
+	}
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		execvp(argv[0], argv);
+		die(argv[0]);
+	}
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			break;
+		if (r < 0)
+			die("waitpid");
+		if (now() > end && !killed) {
+			printf("swap: still running after %.0f s: killed\n",
+			       secs);
+			kill(pid, SIGUSR1);	/* umlrun's task dump */
+			nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+			kill(pid, SIGKILL);
+			killed = 1;
+		}
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	kill(swapper, SIGKILL);
+	waitpid(swapper, NULL, 0);
+	unlink(FIFO);
+	unlink(FIFO ".reg");
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* Guest side of "swap": non-blocking opens, FIFO or not, never wait. */
+static int nbopen(int n)
+{
+	int i, fd;
+
+	for (i = 0; i < n; i++) {
+		fd = open(FIFO, O_RDONLY | O_NONBLOCK);
+		if (fd < 0) {
+			printf("open %d: %s\n", i, strerror(errno));
+			return 1;
+		}
+		close(fd);
+	}
+	printf("nbopen ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -564,7 +646,12 @@ int main(int argc, char **argv)
 		return open_semantics();
 	if (argc >= 4 && !strcmp(argv[1], "flood"))
 		return flood(atof(argv[2]), argv + 3);
+	if (argc >= 4 && !strcmp(argv[1], "swap"))
+		return swap(atof(argv[2]), argv + 3);
+	if (argc == 3 && !strcmp(argv[1], "nbopen"))
+		return nbopen(atoi(argv[2]));
 	fprintf(stderr,
-		"usage: fifo race N SECS | fifo open | fifo flood SECS CMD...\n");
+		"usage: fifo race N SECS | fifo open | fifo flood SECS CMD... |\n"
+		"       fifo swap SECS CMD... | fifo nbopen N\n");
 	return 2;
 }
