@@ -332,13 +332,8 @@ static long procfs_open_guest(struct task *t, const char *path, int flags)
  * writes or leaves at once, else within FIFO_RECHECK_NS.
  */
 #define FIFO_RECHECK_NS	10000000LL
-
-static bool is_fifo(struct hpath *hp)
-{
-	struct stat st;
-
-	return fstatat(hp->dirfd, hp->name, &st, 0) == 0 && S_ISFIFO(st.st_mode);
-}
+/* How often an open that a lease (or a busy device) refused is made again. */
+#define OPEN_RECHECK_NS	10000000LL
 
 /*
  * Has a writer come to the FIFO that @fd reads (opened non-blocking, with
@@ -541,8 +536,8 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 	struct hpath hp;
 	struct file *f;
 	struct stat st;
-	int r, fd, opath, hflags, hmode;
-	bool st_ok, in_proc;
+	int r, fd, opath, hflags;
+	bool nb, st_ok, in_proc;
 
 	if (t->w.fifo_held)	/* called again, waiting in a FIFO's open */
 		return fifo_open_again(t, flags);
@@ -564,19 +559,27 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 	 * not tell: it may be a FIFO by the open), so that a FIFO's open never
 	 * waits here: fifo_open() waits the guest's way.  Any other file is
 	 * made blocking again after, as the runtime's host fds are (the
-	 * guest's O_NONBLOCK is f->flags).  A file that refuses a
-	 * non-blocking open (a lease's, a busy device) is opened as asked.
+	 * guest's O_NONBLOCK is f->flags).  O_PATH opens nothing.
 	 */
-	hflags = flags | O_CLOEXEC | (flags & O_PATH ? 0 : O_NONBLOCK);
-	hmode = mode & ~t->p->umask & 07777;
-	fd = open_guest(&hp, hflags, hmode);
-	if (fd < 0 && errno == EWOULDBLOCK && !(flags & (O_NONBLOCK | O_PATH))) {
-		hflags &= ~O_NONBLOCK;
-		fd = open_guest(&hp, hflags, hmode);
+	nb = !(flags & O_PATH);
+	hflags = nb ? flags | O_CLOEXEC | O_NONBLOCK :
+		      (flags | O_CLOEXEC) & ~O_NONBLOCK;
+	fd = open_guest(&hp, hflags, mode & ~t->p->umask & 07777);
+	if (fd < 0 && errno == EWOULDBLOCK && nb && !(flags & O_NONBLOCK)) {
+		/*
+		 * A lease is being broken (the open started that), or a
+		 * device is busy: the open is made again in a while, as
+		 * a blocking one waits.
+		 */
+		r = block_until(t, now_ns() + OPEN_RECHECK_NS);
+		goto out;
 	}
-	if (fd < 0 && errno == ENXIO && !(flags & (O_NONBLOCK | O_PATH)) &&
-	    is_fifo(&hp)) {
-		/* A writer waits for a reader: it keeps the FIFO by O_PATH. */
+	if (fd < 0 && errno == ENXIO && nb && !(flags & O_NONBLOCK) &&
+	    (flags & O_ACCMODE) == O_WRONLY) {
+		/*
+		 * A FIFO's writer waits for a reader: it keeps the FIFO by
+		 * O_PATH (fifo_park() says ENXIO if that is no FIFO).
+		 */
 		opath = open_guest(&hp, O_PATH | O_CLOEXEC |
 				   (flags & O_NOFOLLOW), 0);
 		r = opath < 0 ? -errno : fifo_open(t, -1, opath, flags);
@@ -598,12 +601,12 @@ static long do_open(struct task *t, int gdirfd, uint64_t upath, int flags,
 		r = -EACCES;
 		goto out;
 	}
-	if ((hflags & O_NONBLOCK) && st_ok && S_ISFIFO(st.st_mode)) {
+	if (nb && st_ok && S_ISFIFO(st.st_mode)) {
 		r = fifo_open(t, fd, -1, flags);
 		goto out;
 	}
 	/* F_SETFL takes only the flags it may change from the open's. */
-	if ((hflags & O_NONBLOCK) && fcntl(fd, F_SETFL, hflags & ~O_NONBLOCK)) {
+	if (nb && fcntl(fd, F_SETFL, hflags & ~O_NONBLOCK)) {
 		r = -errno;
 		close(fd);
 		goto out;

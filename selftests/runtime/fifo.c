@@ -21,10 +21,17 @@
  *                        ./fifo-test.reg, a regular file, by rename
  *                        (RENAME_EXCHANGE) in a loop; SIGKILL after SECS
  *   fifo nbopen N        N opens of ./fifo-test with O_RDONLY|O_NONBLOCK,
- *                        which never wait, FIFO or not; prints "nbopen
- *                        ok" (under "fifo swap": an open that looked at
- *                        the file first and met the other one must not
- *                        wait in the runtime)
+ *                        which never wait, FIFO or not, and as many with
+ *                        O_PATH|O_NONBLOCK; prints "nbopen ok" (under
+ *                        "fifo swap": an open that looked at the file
+ *                        first and met the other one must not wait in
+ *                        the runtime)
+ *   fifo lease SECS CMD  run CMD while a child holds a read lease on
+ *                        ./fifo-test.reg, which it gives up 0.2 s after
+ *                        the kernel asks it to (SIGIO); SIGKILL after SECS
+ *   fifo leaseopen       a blocking O_WRONLY open of ./fifo-test.reg, which
+ *                        waits until the lease is given up (under "fifo
+ *                        lease"); prints "leaseopen ok"
  *
  * busybox.sh runs "fifo race" natively and, under "fifo flood", as a guest
  * of umlrun, and "fifo open" natively and as a guest; the outputs must be
@@ -632,8 +639,89 @@ static int nbopen(int n)
 			return 1;
 		}
 		close(fd);
+		fd = open(FIFO, O_PATH | O_NONBLOCK);
+		if (fd < 0) {
+			printf("O_PATH open %d: %s\n", i, strerror(errno));
+			return 1;
+		}
+		close(fd);
 	}
 	printf("nbopen ok\n");
+	return 0;
+}
+
+static volatile sig_atomic_t lease_broken;
+
+static void on_sigio(int sig)
+{
+	(void)sig;
+	lease_broken = 1;
+}
+
+/* Run @argv while a child holds a read lease on fifo-test.reg. */
+static int lease(double secs, char **argv)
+{
+	int status, p[2], fd;
+	pid_t holder, pid;
+	char c;
+
+	unlink(FIFO ".reg");
+	fd = open(FIFO ".reg", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || pipe(p))
+		die(FIFO ".reg");
+	close(fd);
+	holder = fork();
+	if (holder < 0)
+		die("fork");
+	if (!holder) {
+		signal(SIGIO, on_sigio);
+		fd = open(FIFO ".reg", O_RDONLY);
+		if (fd < 0 || fcntl(fd, F_SETLEASE, F_RDLCK))
+			die("F_SETLEASE");
+		if (write(p[1], "l", 1) != 1)
+			die("write");
+		while (!lease_broken)
+			pause();
+		nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+		fcntl(fd, F_SETLEASE, F_UNLCK);
+		pause();
+		_exit(0);
+	}
+	if (read(p[0], &c, 1) != 1)
+		die("the lease holder");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		execvp(argv[0], argv);
+		die(argv[0]);
+	}
+	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = on_alarm }, NULL);
+	alarm((unsigned int)secs);	/* no SA_RESTART: the wait ends */
+	if (waitpid(pid, &status, 0) != pid) {
+		printf("lease: still running after %.0f s: killed\n", secs);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	kill(holder, SIGKILL);
+	waitpid(holder, NULL, 0);
+	unlink(FIFO ".reg");
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* Guest side of "lease": a blocking open waits for the lease to go. */
+static int leaseopen(void)
+{
+	int fd = open(FIFO ".reg", O_WRONLY);
+
+	if (fd < 0) {
+		printf("leaseopen: %s\n", strerror(errno));
+		return 1;
+	}
+	close(fd);
+	printf("leaseopen ok\n");
 	return 0;
 }
 
@@ -650,8 +738,13 @@ int main(int argc, char **argv)
 		return swap(atof(argv[2]), argv + 3);
 	if (argc == 3 && !strcmp(argv[1], "nbopen"))
 		return nbopen(atoi(argv[2]));
+	if (argc >= 4 && !strcmp(argv[1], "lease"))
+		return lease(atof(argv[2]), argv + 3);
+	if (argc == 2 && !strcmp(argv[1], "leaseopen"))
+		return leaseopen();
 	fprintf(stderr,
 		"usage: fifo race N SECS | fifo open | fifo flood SECS CMD... |\n"
-		"       fifo swap SECS CMD... | fifo nbopen N\n");
+		"       fifo swap SECS CMD... | fifo nbopen N |\n"
+		"       fifo lease SECS CMD... | fifo leaseopen\n");
 	return 2;
 }
