@@ -127,6 +127,19 @@ run_case() {
 	fi
 }
 
+# same_output NAME WANT: the native run printed WANT ($native) and the
+# guest ($guest, exit status $gst) the same, exiting 0.
+same_output() {
+	if [ "$gst" -eq 0 ] && [ "$native" = "$2" ] && [ "$guest" = "$native" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		echo "# native: $native"
+		echo "# guest status $gst:"
+		echo "$guest" | $BB head -20 | $BB sed 's/^/# /'
+	fi
+}
+
 # expect_status NAME STATUS CMD...: umlrun's exit status must be STATUS.
 expect_status() {
 	name=$1

@@ -67,14 +67,7 @@ native=$(cd "$WORK/w" && $BB timeout 60 "$TESTBIN/fifo" open 2>&1)
 guest=$(cd "$WORK/w" && guest_timeout "$UMLRUN" --backend="$B" $UOPTS --rw \
 	"$TESTBIN/fifo" open 2>&1)
 gst=$?
-if [ $gst -eq 0 ] && [ "$native" = "open ok" ] && [ "$guest" = "$native" ]; then
-	ok "named pipes: a blocking open waits for the other end; SA_RESTART restarts it"
-else
-	not_ok "named pipes: a blocking open waits for the other end; SA_RESTART restarts it"
-	echo "# native: $native"
-	echo "# guest status $gst:"
-	echo "$guest" | $BB head -20 | $BB sed 's/^/# /'
-fi
+same_output "named pipes: a blocking open waits for the other end; SA_RESTART restarts it" "open ok"
 # A non-blocking open of a FIFO never waits, and neither may the runtime,
 # whatever the name is when it opens: here a FIFO one moment and a regular
 # file the next (renamed over each other from outside, fifo.c "swap").  An
@@ -87,14 +80,7 @@ native=$(cd "$WORK/w" && "$TESTBIN/fifo" swap 60 "$TESTBIN/fifo" nbopen 2000 2>&
 guest=$(cd "$WORK/w" && "$TESTBIN/fifo" swap "$GUEST_SECS" "$UMLRUN" \
 	--backend="$B" $UOPTS "$TESTBIN/fifo" nbopen 2000 2>&1)
 gst=$?
-if [ $gst -eq 0 ] && [ "$native" = "nbopen ok" ] && [ "$guest" = "$native" ]; then
-	ok "named pipes: a name that turns into a FIFO never blocks the runtime's open"
-else
-	not_ok "named pipes: a name that turns into a FIFO never blocks the runtime's open"
-	echo "# native: $native"
-	echo "# guest status $gst:"
-	echo "$guest" | $BB head -20 | $BB sed 's/^/# /'
-fi
+same_output "named pipes: a name that turns into a FIFO never blocks the runtime's open" "nbopen ok"
 # A blocking open of a file whose lease is being broken waits until the
 # lease's holder (a host process) gives it up, 0.2 s after the kernel's
 # SIGIO (fifo.c "lease"), as fs/locks.c's __break_lease() waits; the
@@ -105,14 +91,7 @@ native=$(cd "$WORK/w" && "$TESTBIN/fifo" lease 60 "$TESTBIN/fifo" leaseopen 2>&1
 guest=$(cd "$WORK/w" && "$TESTBIN/fifo" lease "$GUEST_SECS" "$UMLRUN" \
 	--backend="$B" $UOPTS --rw "$TESTBIN/fifo" leaseopen 2>&1)
 gst=$?
-if [ $gst -eq 0 ] && [ "$native" = "leaseopen ok" ] && [ "$guest" = "$native" ]; then
-	ok "open waits while a file's lease is broken"
-else
-	not_ok "open waits while a file's lease is broken"
-	echo "# native: $native"
-	echo "# guest status $gst:"
-	echo "$guest" | $BB head -20 | $BB sed 's/^/# /'
-fi
+same_output "open waits while a file's lease is broken" "leaseopen ok"
 # The same three orders, thousands of rounds (fifo.c), while SIGALRM (the
 # runtime's own time-slice signal) floods umlrun from another CPU: what is
 # once in a while on a loaded host, a signal inside one of the runtime's
@@ -126,14 +105,7 @@ native=$(cd "$WORK/w" && $BB timeout 60 "$TESTBIN/fifo" race 100000 0.5 2>&1)
 guest=$(cd "$WORK/w" && "$TESTBIN/fifo" flood "$GUEST_SECS" "$UMLRUN" \
 	--backend="$B" $UOPTS --rw "$TESTBIN/fifo" race 100000 2 2>&1)
 gst=$?
-if [ $gst -eq 0 ] && [ "$native" = "race ok" ] && [ "$guest" = "$native" ]; then
-	ok "named pipes: no early EOF, no lost partner, with signals flooding the runtime"
-else
-	not_ok "named pipes: no early EOF, no lost partner, with signals flooding the runtime"
-	echo "# native: $native"
-	echo "# guest status $gst:"
-	echo "$guest" | $BB head -20 | $BB sed 's/^/# /'
-fi
+same_output "named pipes: no early EOF, no lost partner, with signals flooding the runtime" "race ok"
 # splice, tee, sendfile and copy_file_range (xfer.c) while SIGALRM floods
 # umlrun: the host's calls see the runtime's own signal (a splice from an
 # empty pipe checks for one before SPLICE_F_NONBLOCK) and must not hand

@@ -43,6 +43,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -525,12 +526,46 @@ static void pin(int (*cpus)[2])
 	pin_to((*cpus)[1]);
 }
 
+/*
+ * Wait for @pid, which @who started; after @secs, its task dump (umlrun's
+ * SIGUSR1) and SIGKILL.  With @flood, SIGALRM every 20 us meanwhile, once
+ * it catches the signal.  Its exit status, 128 + a signal's number.
+ */
+static int watch(const char *who, pid_t pid, double secs, bool flood)
+{
+	struct timespec gap = { 0, flood ? 20000 : 1000000 };
+	double end = now() + secs;
+	int status, ready = 0, killed = 0;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			break;
+		if (r < 0)
+			die("waitpid");
+		if (now() > end && !killed) {
+			printf("%s: still running after %.0f s: killed\n",
+			       who, secs);
+			kill(pid, SIGUSR1);	/* umlrun's task dump */
+			nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+			kill(pid, SIGKILL);
+			killed = 1;
+		} else if (flood && !killed &&
+			   (ready || (ready = catches_alarm(pid)))) {
+			kill(pid, SIGALRM);
+		}
+		nanosleep(&gap, NULL);
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
 /* Host side: run @argv, sending it SIGALRM every 20 us while it lives. */
 static int flood(double secs, char **argv)
 {
-	struct timespec gap = { 0, 20000 };
-	double end = now() + secs;
-	int status, ready = 0, killed = 0, cpus[2];
+	int cpus[2];
 	pid_t pid;
 
 	prctl(PR_SET_TIMERSLACK, 1);
@@ -544,37 +579,27 @@ static int flood(double secs, char **argv)
 		execvp(argv[0], argv);
 		die(argv[0]);
 	}
-	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
+	return watch("flood", pid, secs, true);
+}
 
-		if (r == pid)
-			break;
-		if (r < 0)
-			die("waitpid");
-		if (now() > end && !killed) {
-			printf("flood: still running after %.0f s: killed\n",
-			       secs);
-			kill(pid, SIGUSR1);	/* umlrun's task dump */
-			nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
-			kill(pid, SIGKILL);
-			killed = 1;
-		} else if (killed) {
-			/* wait for it */
-		} else if (ready || (ready = catches_alarm(pid))) {
-			kill(pid, SIGALRM);
-		}
-		nanosleep(&gap, NULL);
+/* Start @argv in a child: its pid. */
+static pid_t spawn(char **argv)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		execvp(argv[0], argv);
+		die(argv[0]);
 	}
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return pid;
 }
 
 /* Host side: run @argv while a child swaps FIFO and fifo-test.reg. */
 static int swap(double secs, char **argv)
 {
-	double end = now() + secs;
-	int status, killed = 0, fd;
+	int status, fd;
 	pid_t pid, swapper;
 
 	unlink(FIFO);
@@ -594,37 +619,13 @@ static int swap(double secs, char **argv)
 				      RENAME_EXCHANGE))
 				die("renameat2");
 	}
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (!pid) {
-		execvp(argv[0], argv);
-		die(argv[0]);
-	}
-	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-
-		if (r == pid)
-			break;
-		if (r < 0)
-			die("waitpid");
-		if (now() > end && !killed) {
-			printf("swap: still running after %.0f s: killed\n",
-			       secs);
-			kill(pid, SIGUSR1);	/* umlrun's task dump */
-			nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
-			kill(pid, SIGKILL);
-			killed = 1;
-		}
-		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
-	}
+	pid = spawn(argv);
+	status = watch("swap", pid, secs, false);
 	kill(swapper, SIGKILL);
 	waitpid(swapper, NULL, 0);
 	unlink(FIFO);
 	unlink(FIFO ".reg");
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return status;
 }
 
 /* Guest side of "swap": non-blocking opens, FIFO or not, never wait. */
@@ -689,26 +690,12 @@ static int lease(double secs, char **argv)
 	}
 	if (read(p[0], &c, 1) != 1)
 		die("the lease holder");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (!pid) {
-		execvp(argv[0], argv);
-		die(argv[0]);
-	}
-	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = on_alarm }, NULL);
-	alarm((unsigned int)secs);	/* no SA_RESTART: the wait ends */
-	if (waitpid(pid, &status, 0) != pid) {
-		printf("lease: still running after %.0f s: killed\n", secs);
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-	}
+	pid = spawn(argv);
+	status = watch("lease", pid, secs, false);
 	kill(holder, SIGKILL);
 	waitpid(holder, NULL, 0);
 	unlink(FIFO ".reg");
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return status;
 }
 
 /* Guest side of "lease": a blocking open waits for the lease to go. */
