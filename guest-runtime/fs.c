@@ -760,7 +760,8 @@ long sys_faccessat2(struct task *t, const uint64_t *a)
  * which knows every mount, and read again through that fd, the file
  * checked.
  */
-static ssize_t link_read(const struct hpath *hp, char *out, size_t size)
+static ssize_t link_read(struct task *t, const struct hpath *hp, char *out,
+			 size_t size)
 {
 	ssize_t n = readlinkat(hp->dirfd, hp->name, out, size);
 	int fd;
@@ -776,6 +777,8 @@ static ssize_t link_read(const struct hpath *hp, char *out, size_t size)
 		n = -EACCES;
 	else if ((n = readlinkat(fd, "", out, size)) < 0)
 		n = -errno;
+	else
+		n = procfs_self_text(t, fd, out, n, size);
 	close(fd);
 	return n;
 }
@@ -801,16 +804,17 @@ static long do_readlink(struct task *t, int gdirfd, uint64_t upath,
 	if (r < 0)
 		return r;
 	p = procfs_exe_proc(t, hp.buf);
+	n = procfs_self_link(t, hp.buf, out, sizeof(out));
 	if (p) {
 		r = path_host(t, p->exe, out, sizeof(out));
 		if (r < 0)
 			return r;
 		n = strlen(out);
-	} else {
+	} else if (!n) {
 		r = path_resolve(t, gdirfd, &hp, false);
 		if (r < 0)
 			return r;
-		n = link_read(&hp, out, sizeof(out));
+		n = link_read(t, &hp, out, sizeof(out));
 		r = n < 0 ? (int)n : 0;
 		hpath_put(&hp);
 		if (r < 0)

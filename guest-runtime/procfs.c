@@ -220,6 +220,55 @@ struct proc *procfs_exe_proc(struct task *t, const char *path)
 }
 
 /*
+ * /proc/self and /proc/thread-self are links to the caller's "<pid>" and
+ * "<pid>/task/<tid>": in the guest's /proc (@path, absolute) its own,
+ * which procfs_rewrite() cannot give (it names the guest's host thread,
+ * whose links would say the runtime's).  Into @out (@len bytes): the
+ * text's length, or 0 if @path is neither link.
+ */
+int procfs_self_link(struct task *t, const char *path, char *out, size_t len)
+{
+	char buf[PATH_MAX];
+
+	if (!t->p->root->slash)
+		return 0;
+	path = proc_path(path, buf, sizeof(buf));
+	if (!path)
+		return 0;
+	if (!strcmp(path, "/proc/self"))
+		return snprintf(out, len, "%d", t->p->pid);
+	if (!strcmp(path, "/proc/thread-self"))
+		return snprintf(out, len, "%d/task/%d", t->p->pid, t->tid);
+	return 0;
+}
+
+/*
+ * The same links of another procfs mount, read by the runtime (@out, @n
+ * bytes, from host fd @fd of the link): they name the runtime's worker,
+ * which the guest must not see; the caller's pid and tid go in instead.
+ * The new length.
+ */
+ssize_t procfs_self_text(struct task *t, int fd, char *out, ssize_t n,
+			 size_t len)
+{
+	char self[32], thread[64];
+	struct stat st;
+
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	snprintf(thread, sizeof(thread), "%d/task/%d", (int)getpid(),
+		 (int)gettid());
+	if ((size_t)n >= len || (n != (ssize_t)strlen(self) &&
+				 n != (ssize_t)strlen(thread)))
+		return n;
+	out[n] = 0;
+	if ((strcmp(out, self) && strcmp(out, thread)) ||
+	    fstat(fd, &st) || !procfs_fd_on_proc(fd, &st))
+		return n;
+	return snprintf(out, len, strcmp(out, self) ? "%d/task/%d" : "%d",
+			t->p->pid, t->tid);
+}
+
+/*
  * Rewrite an absolute guest path that names /proc/<guest> or /dev/fd.
  * Return 1 if @path is now a host path to use as it is, 2 if that path is
  * the runtime's own /proc link of the guest's file (a /proc/<guest>/fd/N

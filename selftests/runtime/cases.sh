@@ -56,6 +56,10 @@ run_case "file operations" 'mkdir d; touch d/f; mv d/f d/g; ln -s g d/l; ls d; r
 run_case "chroot: a program inside, bad directories" \
 	"mkdir -p r/bin r/d && cp $BB r/bin/busybox && chroot r /bin/busybox ls / && chroot r /bin/busybox sh -c 'cd /d && pwd && ls ..'; chroot nonexistent /bin/true; echo st=\$?; chroot fruit /bin/true; echo st=\$?"
 run_case "mkfifo" 'mkfifo p; ls -l p | cut -c1; rm p; ls'
+# /proc/self and /proc/thread-self are links to "<pid>" and "<pid>/task/<tid>"
+# of the caller (here a shell that execs readlink, so $$ is its pid).
+run_case "readlink /proc/self and /proc/thread-self name the caller" \
+	'set -- $(sh -c "echo \$\$; exec readlink /proc/self") $(sh -c "echo \$\$/task/\$\$; exec readlink /proc/thread-self"); [ $# = 4 ] && [ "$1" = "$2" ] && [ "$3" = "$4" ] && echo same || echo "differ: $*"'
 run_case "named pipe: reader first" 'mkfifo p; cat p & sleep 0.1; echo hello > p; wait; rm p'
 run_case "named pipe: writer first" 'mkfifo p; (sleep 0.1; cat p) & echo early > p; wait; rm p'
 run_case "named pipe: writer leaves" 'mkfifo p; (exec 3>p; sleep 0.1) & cat p; echo eof; wait; rm p'
@@ -619,7 +623,19 @@ if $BB mount -t proc proc "$WORK/proc2" 2>/dev/null; then
 			for l in \$d/exe \$d/task/*/exe; do readlink \$l; done |
 				grep -Fx '$p2_exe'
 		done 2>/dev/null; echo scanned" 2>&1)
+	# Its self and thread-self links name the caller, not umlrun.
+	p2_self=$(guest_timeout "$WORK/umlrun-proc2" --backend="$B" $UOPTS \
+		$BB sh -c "$BB sh -c 'echo \$\$; exec $BB readlink $WORK/proc2/self'
+			$BB sh -c 'echo \$\$/task/\$\$
+				exec $BB readlink $WORK/proc2/thread-self'" 2>&1)
+	set -- $p2_self
 	$BB umount "$WORK/proc2"
+	if [ $# = 4 ] && [ "$1" = "$2" ] && [ "$3" = "$4" ]; then
+		ok "another procfs's self links name the guest, not umlrun"
+	else
+		not_ok "another procfs's self links name the guest, not umlrun"
+		echo "# $p2_self"
+	fi
 	if [ "$p2_out" = scanned ]; then
 		ok "no runtime entries through another mount of a procfs"
 	else
@@ -628,6 +644,8 @@ if $BB mount -t proc proc "$WORK/proc2" 2>/dev/null; then
 	fi
 else
 	skip_case "no runtime entries through another mount of a procfs" \
+		"cannot mount a procfs here"
+	skip_case "another procfs's self links name the guest, not umlrun" \
 		"cannot mount a procfs here"
 fi
 # A bind mount of umlrun's own /proc/<pid> elsewhere (made by whoever
