@@ -770,7 +770,10 @@ static ssize_t link_read(struct task *t, const struct hpath *hp, char *out,
 		return -errno;
 	if (hp->own_link)
 		return n;
-	fd = openat(hp->dirfd, hp->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	/* An empty name: the link is the O_PATH fd itself. */
+	fd = hp->name[0] ? openat(hp->dirfd, hp->name,
+				  O_PATH | O_NOFOLLOW | O_CLOEXEC) :
+			   fcntl(hp->dirfd, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0)
 		return -errno;
 	if (procfs_is_runtime(fd))
@@ -804,7 +807,7 @@ static long do_readlink(struct task *t, int gdirfd, uint64_t upath,
 	if (r < 0)
 		return r;
 	p = procfs_exe_proc(t, hp.buf);
-	n = procfs_self_link(t, hp.buf, out, sizeof(out));
+	n = procfs_link_text(t, hp.buf, out, sizeof(out));
 	if (p) {
 		r = path_host(t, p->exe, out, sizeof(out));
 		if (r < 0)

@@ -104,7 +104,8 @@ static bool path_normalise(const char *path, char *out, size_t len, bool *slash)
 		c = strcspn(s, "/");
 		if (!c)
 			break;
-		*slash = s[c] == '/';
+		/* A last "." or ".." goes through the one before, as "/". */
+		*slash = s[c] == '/' || (c <= 2 && !strncmp(s, "..", c));
 		if (c == 1 && s[0] == '.') {
 			/* nothing */
 		} else if (c == 2 && s[0] == '.' && s[1] == '.') {
@@ -220,15 +221,23 @@ struct proc *procfs_exe_proc(struct task *t, const char *path)
 }
 
 /*
- * /proc/self and /proc/thread-self are links to the caller's "<pid>" and
- * "<pid>/task/<tid>": in the guest's /proc (@path, absolute) its own,
- * which procfs_rewrite() cannot give (it names the guest's host thread,
- * whose links would say the runtime's).  Into @out (@len bytes): the
- * text's length, or 0 if @path is neither link.
+ * The text of a link in the guest's /proc that procfs_rewrite() would
+ * follow, as readlink() gives it: /proc/self and /proc/thread-self, the
+ * caller's "<pid>" and "<pid>/task/<tid>" (the rewrite names the guest's
+ * host thread, whose links would say the runtime's); the host's other
+ * links there and /dev/fd, /dev/stdin... ("self/mounts", "/proc/self/fd":
+ * the same text for every reader).  Into @out (@len bytes): the text's
+ * length, or 0 if @path (absolute) is no such link.
  */
-int procfs_self_link(struct task *t, const char *path, char *out, size_t len)
+int procfs_link_text(struct task *t, const char *path, char *out, size_t len)
 {
+	static const char *const devs[] = {
+		"/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr",
+	};
 	char buf[PATH_MAX];
+	const char *name;
+	size_t i;
+	ssize_t r;
 
 	if (!t->p->root->slash)
 		return 0;
@@ -239,33 +248,47 @@ int procfs_self_link(struct task *t, const char *path, char *out, size_t len)
 		return snprintf(out, len, "%d", t->p->pid);
 	if (!strcmp(path, "/proc/thread-self"))
 		return snprintf(out, len, "%d/task/%d", t->p->pid, t->tid);
-	return 0;
+	name = path + 6;
+	for (i = 0; i < ARRAY_SIZE(devs); i++)
+		if (!strcmp(path, devs[i]))
+			break;
+	if (i == ARRAY_SIZE(devs) &&
+	    (strncmp(path, "/proc/", 6) || strchr(name, '/') ||
+	     name[strspn(name, "0123456789")] == 0))
+		return 0;
+	r = readlink(path, out, len);
+	return r > 0 ? (int)r : 0;
 }
 
 /*
- * The same links of another procfs mount, read by the runtime (@out, @n
- * bytes, from host fd @fd of the link): they name the runtime's worker,
- * which the guest must not see; the caller's pid and tid go in instead.
- * The new length.
+ * The self and thread-self links of another procfs mount, read by the
+ * runtime (@out, @n bytes, from host fd @fd of the link), name the
+ * runtime's worker as that procfs's pid namespace numbers it, which the
+ * guest must not see: the caller's pid and tid go in instead.  They are
+ * the only procfs links whose text is "<n>" or "<n>/task/<m>".  The new
+ * length.
  */
 ssize_t procfs_self_text(struct task *t, int fd, char *out, ssize_t n,
 			 size_t len)
 {
-	char self[32], thread[64];
 	struct stat st;
+	size_t d;
+	bool task;
 
-	snprintf(self, sizeof(self), "%d", (int)getpid());
-	snprintf(thread, sizeof(thread), "%d/task/%d", (int)getpid(),
-		 (int)gettid());
-	if ((size_t)n >= len || (n != (ssize_t)strlen(self) &&
-				 n != (ssize_t)strlen(thread)))
+	if (n <= 0 || (size_t)n >= len)
 		return n;
 	out[n] = 0;
-	if ((strcmp(out, self) && strcmp(out, thread)) ||
-	    fstat(fd, &st) || !procfs_fd_on_proc(fd, &st))
+	d = strspn(out, "0123456789");
+	if (!d)
 		return n;
-	return snprintf(out, len, strcmp(out, self) ? "%d/task/%d" : "%d",
-			t->p->pid, t->tid);
+	task = !strncmp(out + d, "/task/", 6);
+	if (task ? !out[d + 6] || out[d + 6 + strspn(out + d + 6,
+						 "0123456789")] : out[d])
+		return n;
+	if (fstat(fd, &st) || !procfs_fd_on_proc(fd, &st))
+		return n;
+	return snprintf(out, len, task ? "%d/task/%d" : "%d", t->p->pid,
+			t->tid);
 }
 
 /*

@@ -246,7 +246,7 @@ int procfs_rewrite(struct task *t, char *path, size_t len);
 bool procfs_is_runtime(int hostfd);
 bool procfs_names_runtime(int hostfd);
 struct proc *procfs_exe_proc(struct task *t, const char *path);
-int procfs_self_link(struct task *t, const char *path, char *out, size_t len);
+int procfs_link_text(struct task *t, const char *path, char *out, size_t len);
 ssize_t procfs_self_text(struct task *t, int fd, char *out, ssize_t n,
 			 size_t len);
 int procfs_open(struct task *t, const char *path);

@@ -58,6 +58,10 @@ run_case "chroot: a program inside, bad directories" \
 run_case "mkfifo" 'mkfifo p; ls -l p | cut -c1; rm p; ls'
 # /proc/self and /proc/thread-self are links to "<pid>" and "<pid>/task/<tid>"
 # of the caller (here a shell that execs readlink, so $$ is its pid).
+# The host's other links there read as they are (the same text for every
+# reader), and "/proc/self/." is the directory, not the link.
+run_case "readlink of /proc/mounts, /proc/net, /dev/fd, /proc/self/." \
+	'for l in /proc/mounts /proc/net /dev/fd /dev/stdin /proc/self/. /proc/self/; do echo "$l: $(readlink $l || echo no link)"; done'
 run_case "readlink /proc/self and /proc/thread-self name the caller" \
 	'set -- $(sh -c "echo \$\$; exec readlink /proc/self") $(sh -c "echo \$\$/task/\$\$; exec readlink /proc/thread-self"); [ $# = 4 ] && [ "$1" = "$2" ] && [ "$3" = "$4" ] && echo same || echo "differ: $*"'
 run_case "named pipe: reader first" 'mkfifo p; cat p & sleep 0.1; echo hello > p; wait; rm p'
