@@ -807,13 +807,12 @@ static long do_readlink(struct task *t, int gdirfd, uint64_t upath,
 	if (r < 0)
 		return r;
 	p = procfs_exe_proc(t, hp.buf);
-	n = procfs_link_text(t, hp.buf, out, sizeof(out));
 	if (p) {
 		r = path_host(t, p->exe, out, sizeof(out));
 		if (r < 0)
 			return r;
 		n = strlen(out);
-	} else if (!n) {
+	} else if (!(n = procfs_link_text(t, hp.buf, out, sizeof(out)))) {
 		r = path_resolve(t, gdirfd, &hp, false);
 		if (r < 0)
 			return r;

@@ -34,20 +34,22 @@
  * /proc/self (udev and systemd do; a bare devtmpfs does not), follow
  * them here, so that they reach the guest's fds and not the runtime's.
  */
+static const char *const devfd_names[] = {
+	"/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr",
+};
+
 static void devfd_rewrite(char *path, size_t len)
 {
-	static const char *const names[] = {
-		"/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr",
-	};
 	char target[128], tmp[PATH_MAX];
 	size_t i, n;
 	ssize_t r;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		n = strlen(names[i]);
-		if (strncmp(path, names[i], n) || (path[n] && path[n] != '/'))
+	for (i = 0; i < ARRAY_SIZE(devfd_names); i++) {
+		n = strlen(devfd_names[i]);
+		if (strncmp(path, devfd_names[i], n) ||
+		    (path[n] && path[n] != '/'))
 			continue;
-		r = readlink(names[i], target, sizeof(target) - 1);
+		r = readlink(devfd_names[i], target, sizeof(target) - 1);
 		if (r <= 0)
 			return;
 		target[r] = 0;
@@ -231,9 +233,6 @@ struct proc *procfs_exe_proc(struct task *t, const char *path)
  */
 int procfs_link_text(struct task *t, const char *path, char *out, size_t len)
 {
-	static const char *const devs[] = {
-		"/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr",
-	};
 	char buf[PATH_MAX];
 	const char *name;
 	size_t i;
@@ -249,10 +248,10 @@ int procfs_link_text(struct task *t, const char *path, char *out, size_t len)
 	if (!strcmp(path, "/proc/thread-self"))
 		return snprintf(out, len, "%d/task/%d", t->p->pid, t->tid);
 	name = path + 6;
-	for (i = 0; i < ARRAY_SIZE(devs); i++)
-		if (!strcmp(path, devs[i]))
+	for (i = 0; i < ARRAY_SIZE(devfd_names); i++)
+		if (!strcmp(path, devfd_names[i]))
 			break;
-	if (i == ARRAY_SIZE(devs) &&
+	if (i == ARRAY_SIZE(devfd_names) &&
 	    (strncmp(path, "/proc/", 6) || strchr(name, '/') ||
 	     name[strspn(name, "0123456789")] == 0))
 		return 0;
