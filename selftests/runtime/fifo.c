@@ -596,20 +596,28 @@ static pid_t spawn(char **argv)
 	return pid;
 }
 
-/* Host side: run @argv while a child swaps FIFO and fifo-test.reg. */
-static int swap(double secs, char **argv)
+/* A new, empty regular fifo-test.reg (swap and lease use it). */
+static void reg_create(void)
 {
-	int status, fd;
-	pid_t pid, swapper;
+	int fd;
 
-	unlink(FIFO);
 	unlink(FIFO ".reg");
-	if (mkfifo(FIFO, 0600))
-		die("mkfifo");
 	fd = open(FIFO ".reg", O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		die(FIFO ".reg");
 	close(fd);
+}
+
+/* Host side: run @argv while a child swaps FIFO and fifo-test.reg. */
+static int swap(double secs, char **argv)
+{
+	int status;
+	pid_t pid, swapper;
+
+	unlink(FIFO);
+	if (mkfifo(FIFO, 0600))
+		die("mkfifo");
+	reg_create();
 	swapper = fork();
 	if (swapper < 0)
 		die("fork");
@@ -666,11 +674,9 @@ static int lease(double secs, char **argv)
 	pid_t holder, pid;
 	char c;
 
-	unlink(FIFO ".reg");
-	fd = open(FIFO ".reg", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || pipe(p))
-		die(FIFO ".reg");
-	close(fd);
+	reg_create();
+	if (pipe(p))
+		die("pipe");
 	holder = fork();
 	if (holder < 0)
 		die("fork");
